@@ -1,0 +1,298 @@
+"""The exponential mechanism over a finite range, exactly.
+
+``E_q^ε(d)`` returns ``r`` with probability
+``μ(r) · e^{ε q(d, r)} / Σ_s μ(s) · e^{ε q(d, s)}`` (spec statement
+``density``).  With rational ``ε``, ``q`` and ``μ`` every probability is an
+:class:`ExpRatio` and every privacy loss a :class:`LogExpRatio`, so each
+comparison the toolkit makes is decided exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from expmech.spec._errors import InvalidArgument, describe
+
+from ._exactreal import ExpRatio, LogExpRatio
+from ._expsum import DEFAULT_MAX_PRECISION, ExpSum
+from ._inputs import check_base_measure, check_epsilon, check_outputs, check_quality, evaluate_scores
+from ._inversion import DEFAULT_TABLE_BITS, InversionTable
+from ._random import resolve_rng
+
+__all__ = ["Distribution", "ExponentialMechanism", "PrivacyLoss"]
+
+
+class ExponentialMechanism:
+    """The exponential mechanism ``E_q^ε`` over a finite range with base measure ``μ``.
+
+    ``quality`` is any callable ``q(dataset, r)`` returning an exact rational
+    (int or Fraction; a float is taken as the exact rational it represents;
+    NaN, infinities and non-numbers are refused).  An object with a
+    ``scores(dataset, outputs)`` method is evaluated through it in one call.
+    ``epsilon`` is a finite rational > 0.  ``outputs`` is a finite non-empty
+    sequence of distinct hashable values.  ``base_measure`` is ``None``
+    (counting measure), a mapping or a callable giving rationals >= 0, not all
+    zero.  Every bad argument raises an :class:`~expmech.spec.InvalidArgument`
+    (also a ``ValueError``; :class:`~expmech.spec.InvalidType` is also a
+    ``TypeError``) naming the parameter and its value.
+
+    >>> from fractions import Fraction
+    >>> mech = ExponentialMechanism(lambda d, r: -abs(sum(d) - r), epsilon=Fraction(1, 2), outputs=range(4))
+    >>> mech.distribution([1, 1]).probability(2) > mech.distribution([1, 1]).probability(3)
+    True
+    >>> mech.privacy_loss([1, 1], [1, 0]) <= 2 * Fraction(1, 2) * 1
+    True
+    """
+
+    __slots__ = ("_quality", "_epsilon", "_outputs", "_base_measure", "_index")
+
+    def __init__(
+        self,
+        quality: Callable[[Any, Any], Any],
+        *,
+        epsilon: Any,
+        outputs: Any,
+        base_measure: Any = None,
+    ) -> None:
+        self._quality = check_quality(quality)
+        self._epsilon = check_epsilon(epsilon)
+        self._outputs = check_outputs(outputs)
+        self._base_measure = check_base_measure(base_measure, self._outputs)
+        self._index = {r: i for i, r in enumerate(self._outputs)}
+
+    @property
+    def quality(self) -> Callable[[Any, Any], Any]:
+        """The quality function ``q(dataset, r)``."""
+        return self._quality
+
+    @property
+    def epsilon(self) -> Fraction:
+        """The mechanism's ``ε`` (the weight is ``e^{ε q}``), exactly."""
+        return self._epsilon
+
+    @property
+    def outputs(self) -> tuple[Hashable, ...]:
+        """The range ``R``, in the order given."""
+        return self._outputs
+
+    @property
+    def base_measure(self) -> tuple[Fraction, ...]:
+        """``μ(r)`` for each output, in output order."""
+        return self._base_measure
+
+    def scores(self, dataset: Any) -> tuple[Fraction, ...]:
+        """``q(dataset, r)`` for each output, as exact Fractions."""
+        return evaluate_scores(self._quality, dataset, self._outputs)
+
+    def distribution(self, dataset: Any) -> Distribution:
+        """The exact output distribution of ``E_q^ε(dataset)``."""
+        return Distribution._build(self, self.scores(dataset))
+
+    def privacy_loss(self, dataset1: Any, dataset2: Any) -> PrivacyLoss:
+        """The exact ``max_r |ln p1(r) − ln p2(r)|`` over outputs of positive measure.
+
+        ``p1`` and ``p2`` are the distributions on ``dataset1`` and
+        ``dataset2``.  The result compares exactly with rationals
+        (``loss <= Fraction(2)`` is decided, never rounded) and names an output
+        attaining the maximum.
+        """
+        return self.distribution(dataset1).privacy_loss(self.distribution(dataset2))
+
+    def expected_quality(self, dataset: Any) -> ExpRatio:
+        """The exact ``E[q(dataset, E_q^ε(dataset))]``; use ``.enclose(bits)`` for rational bounds."""
+        return self.distribution(dataset).expected_quality()
+
+    def sample(self, dataset: Any, *, rng: random.Random | None = None) -> Hashable:
+        """One exact draw of ``E_q^ε(dataset)``.
+
+        ``rng`` is a :class:`random.Random` (``secrets.SystemRandom()`` when
+        ``None``); only its integer random bits are used.  To draw many times
+        from one dataset, call ``distribution(dataset).sample`` instead: it
+        reuses its table.
+        """
+        return self.distribution(dataset).sample(rng=rng)
+
+    def __repr__(self) -> str:
+        return (
+            f"ExponentialMechanism(quality={self._quality!r}, epsilon={self._epsilon}, "
+            f"outputs=<{len(self._outputs)} outputs>)"
+        )
+
+
+class Distribution:
+    """The exact distribution ``p(r) = μ(r) e^{ε q(r)} / Z`` of one mechanism on one dataset.
+
+    Built by :meth:`ExponentialMechanism.distribution`.  ``probability(r)``
+    is an :class:`ExpRatio`; ``float()`` of it is for display only.
+    """
+
+    __slots__ = ("_mechanism", "_scores", "_exponents", "_normaliser", "_table")
+
+    _mechanism: ExponentialMechanism
+    _scores: tuple[Fraction, ...]
+    _exponents: tuple[Fraction, ...]
+    _normaliser: ExpSum | None
+    _table: InversionTable | None
+
+    @classmethod
+    def _build(cls, mechanism: ExponentialMechanism, scores: tuple[Fraction, ...]) -> Distribution:
+        result = object.__new__(cls)
+        result._mechanism = mechanism
+        result._scores = scores
+        epsilon = mechanism.epsilon
+        result._exponents = tuple(epsilon * s for s in scores)
+        result._normaliser = None
+        result._table = None
+        return result
+
+    @property
+    def mechanism(self) -> ExponentialMechanism:
+        """The mechanism this is the distribution of."""
+        return self._mechanism
+
+    @property
+    def outputs(self) -> tuple[Hashable, ...]:
+        """The range, in the mechanism's order."""
+        return self._mechanism.outputs
+
+    @property
+    def scores(self) -> tuple[Fraction, ...]:
+        """``q(dataset, r)`` per output, exactly."""
+        return self._scores
+
+    @property
+    def normaliser(self) -> ExpSum:
+        """``Z = Σ_r μ(r) e^{ε q(r)}``, exactly."""
+        if self._normaliser is None:
+            self._normaliser = ExpSum.weighted_exps(zip(self._mechanism.base_measure, self._exponents))
+        return self._normaliser
+
+    def _position(self, r: Hashable) -> int:
+        try:
+            return self._mechanism._index[r]
+        except (KeyError, TypeError):
+            raise InvalidArgument(f"r={describe(r)} is not an output of this mechanism", parameter="r", value=r) from None
+
+    def weight(self, r: Hashable) -> ExpSum:
+        """The unnormalised weight ``μ(r) e^{ε q(r)}``."""
+        i = self._position(r)
+        return ExpSum.weighted_exps([(self._mechanism.base_measure[i], self._exponents[i])])
+
+    def probability(self, r: Hashable) -> ExpRatio:
+        """``p(r)`` exactly."""
+        return ExpRatio._trusted(self.weight(r), self.normaliser)
+
+    def mass(self, subset: Iterable[Hashable]) -> ExpRatio:
+        """``p(subset)`` exactly; each element must be an output (repeats count once)."""
+        positions = sorted({self._position(r) for r in subset})
+        measure = self._mechanism.base_measure
+        numerator = ExpSum.weighted_exps((measure[i], self._exponents[i]) for i in positions)
+        return ExpRatio._trusted(numerator, self.normaliser)
+
+    def enclose(self, r: Hashable, bits: int = 53, *, max_precision: int = DEFAULT_MAX_PRECISION) -> tuple[Fraction, Fraction]:
+        """Rationals ``(lo, hi)`` with ``lo <= p(r) <= hi``, relative width ``<= 2**-bits``."""
+        return self.probability(r).enclose(bits, max_precision=max_precision)
+
+    def expected_quality(self) -> ExpRatio:
+        """``E[q]`` under this distribution, exactly."""
+        measure = self._mechanism.base_measure
+        numerator = ExpSum.weighted_exps(
+            (m * s, b) for m, s, b in zip(measure, self._scores, self._exponents)
+        )
+        return ExpRatio._trusted(numerator, self.normaliser)
+
+    def approximate(self) -> dict[Hashable, float]:
+        """``{r: float(p(r))}``, for display and plots only; nothing is decided on it."""
+        return {r: float(self.probability(r)) for r in self.outputs}
+
+    def privacy_loss(self, other: Distribution) -> PrivacyLoss:
+        """The exact ``max_r |ln p_self(r) − ln p_other(r)|`` over outputs of positive measure.
+
+        ``other`` must be a distribution of the same mechanism.  With
+        ``Δ_r = q_self(r) − q_other(r)`` and ``C = ln(Z_other / Z_self)`` the
+        log-ratio at ``r`` is ``ε Δ_r + C``, so the maximum is attained at the
+        largest or the smallest ``Δ_r``; the two candidates are compared exactly.
+        """
+        if not isinstance(other, Distribution) or other._mechanism is not self._mechanism:
+            raise InvalidArgument(
+                f"other={describe(other)} must be a Distribution of the same mechanism",
+                parameter="other",
+                value=other,
+            )
+        measure = self._mechanism.base_measure
+        differences = [
+            (s1 - s2, i) for i, (s1, s2, m) in enumerate(zip(self._scores, other._scores, measure)) if m > 0
+        ]
+        high, high_index = max(differences, key=lambda pair: pair[0])
+        low, low_index = min(differences, key=lambda pair: pair[0])
+        epsilon = self._mechanism.epsilon
+        z_self, z_other = self.normaliser, other.normaliser
+        # ln p_self − ln p_other at the largest Δ, and its negative at the smallest Δ
+        upper = LogExpRatio._trusted(z_other.shift(epsilon * high), z_self)
+        lower = LogExpRatio._trusted(z_self.shift(-epsilon * low), z_other)
+        # upper >= lower  <=>  ε (high + low) / 2 + ln(Z_other / Z_self) >= 0
+        if (z_other.shift(epsilon * (high + low) / 2) - z_self).sign() >= 0:
+            return PrivacyLoss(value=upper, output=self.outputs[high_index], larger_on_first=True)
+        return PrivacyLoss(value=lower, output=self.outputs[low_index], larger_on_first=False)
+
+    def sample(self, *, rng: random.Random | None = None) -> Hashable:
+        """One exact draw; the sampling table is built once and reused."""
+        return self.outputs[self._sampling_table().sample(resolve_rng(rng))]
+
+    def _sampling_table(self, bits: int = DEFAULT_TABLE_BITS) -> InversionTable:
+        if self._table is None or bits != DEFAULT_TABLE_BITS:
+            table = InversionTable(self._mechanism.base_measure, self._exponents, bits=bits)
+            if bits != DEFAULT_TABLE_BITS:
+                return table
+            self._table = table
+        return self._table
+
+    def __repr__(self) -> str:
+        return f"Distribution(<{len(self.outputs)} outputs>, epsilon={self._mechanism.epsilon})"
+
+
+@dataclass(frozen=True, eq=False)
+class PrivacyLoss:
+    """The exact privacy loss ``max_r |ln p1(r) − ln p2(r)|`` between two distributions.
+
+    ``value`` is a :class:`LogExpRatio`; ``output`` an output attaining the
+    maximum; ``larger_on_first`` whether ``p1(output) >= p2(output)`` there.
+    Compares exactly with rationals: ``loss <= Fraction(1, 2)``.
+    """
+
+    value: LogExpRatio
+    output: Hashable
+    larger_on_first: bool
+
+    def __le__(self, other: object) -> bool:
+        return self.value <= _unwrap(other)
+
+    def __lt__(self, other: object) -> bool:
+        return self.value < _unwrap(other)
+
+    def __ge__(self, other: object) -> bool:
+        return self.value >= _unwrap(other)
+
+    def __gt__(self, other: object) -> bool:
+        return self.value > _unwrap(other)
+
+    def __eq__(self, other: object) -> bool:
+        return self.value == _unwrap(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def enclose(self, bits: int = 53) -> tuple[Fraction, Fraction]:
+        """Rationals ``(lo, hi)`` around the loss, relative width ``<= 2**-bits`` (``(0, 0)`` if zero)."""
+        return self.value.enclose(bits)
+
+    def __float__(self) -> float:
+        """A float near the loss, for display only."""
+        return float(self.value)
+
+
+def _unwrap(value: object) -> Any:
+    return value.value if isinstance(value, PrivacyLoss) else value

@@ -1,0 +1,46 @@
+"""The package installs under the expmech namespace, and only there."""
+
+import importlib
+import importlib.util
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.mark.parametrize("name", ["expmech.spec", "expmech.impl", "expmech.proofs"])
+def test_layer_imports_under_namespace(name):
+    """Each layer imports as expmech.<layer>."""
+    assert importlib.import_module(name).__name__ == name
+
+
+@pytest.mark.parametrize("bare", ["spec", "impl", "proofs"])
+def test_bare_folder_names_do_not_import(bare, tmp_path):
+    """The checkout's folder names are not importable as top-level modules."""
+    assert importlib.util.find_spec(bare) is None
+    result = subprocess.run([sys.executable, "-c", f"import {bare}"], cwd=tmp_path, capture_output=True)
+    assert result.returncode != 0
+
+
+def test_expmech_is_a_namespace_package():
+    """expmech itself has no __init__.py."""
+    import expmech
+
+    assert getattr(expmech, "__file__", None) is None
+
+
+@pytest.mark.parametrize("name", ["expmech.spec", "expmech.impl", "expmech.proofs"])
+def test_py_typed_is_shipped(name):
+    """Every layer ships its py.typed marker."""
+    from importlib.resources import files
+
+    assert files(name).joinpath("py.typed").is_file()
+
+
+def test_layers_import_one_way():
+    """spec imports neither impl nor proofs; impl does not import proofs."""
+    code = (
+        "import sys, expmech.spec; assert not any(m.startswith(('expmech.impl', 'expmech.proofs')) for m in sys.modules);"
+        "import expmech.impl; assert not any(m.startswith('expmech.proofs') for m in sys.modules)"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
