@@ -138,8 +138,10 @@ def check_quality(quality: Any) -> Callable[[Any, Any], Any]:
     return quality
 
 
-def evaluate_scores(quality: Callable[[Any, Any], Any], dataset: Any, outputs: tuple[Hashable, ...]) -> tuple[Fraction, ...]:
-    """``q(dataset, r)`` for every output, as exact Fractions.
+def evaluate_scores(
+    quality: Callable[[Any, Any], Any], dataset: Any, outputs: tuple[Hashable, ...]
+) -> tuple[int | Fraction, ...]:
+    """``q(dataset, r)`` for every output, as exact rationals (``int`` or ``Fraction``).
 
     If ``quality`` has a ``scores(dataset, outputs)`` method it is called once
     and must return one value per output (a batch fast path); otherwise
@@ -172,21 +174,24 @@ def evaluate_scores(quality: Callable[[Any, Any], Any], dataset: Any, outputs: t
     return tuple(values)
 
 
-def _convert_one(value: Any, r: Any) -> Fraction:
+def _convert_one(value: Any, r: Any) -> int | Fraction:
+    kind = type(value)
+    if kind is int or kind is Fraction:
+        return value
     try:
         return as_rational(value, name=f"quality(dataset, {r!r})")
     except InvalidArgument as error:
         raise QualityError(f"{error} (at r={describe(r)})", output=r, value=value) from None
 
 
-def _convert_batch(raw: Any, outputs: tuple[Hashable, ...]) -> tuple[Fraction, ...]:
+def _convert_batch(raw: Any, outputs: tuple[Hashable, ...]) -> tuple[int | Fraction, ...]:
     if isinstance(raw, np.ndarray):
         if raw.shape != (len(outputs),):
             raise QualityError(
                 f"quality.scores returned shape {raw.shape}; expected ({len(outputs)},)", value=raw
             )
         if raw.dtype.kind in "iu":
-            return tuple(Fraction(v) for v in raw.tolist())
+            return tuple(raw.tolist())
         if raw.dtype.kind == "f":
             if not np.isfinite(raw).all():
                 index = int(np.flatnonzero(~np.isfinite(raw))[0])

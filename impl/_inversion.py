@@ -1,15 +1,15 @@
-"""Exact sampling from weights ``w_i = c_i · e^{b_i}`` by lazy-bit inversion.
+"""Exact sampling from weights ``w_i = μ_i · e^{ε q_i}`` by lazy-bit inversion.
 
 A uniform ``U`` in [0, 1) is drawn bit by bit.  The output is the unique ``i``
 with ``F_{i-1} <= U < F_i``, where ``F_i = (w_0 + … + w_i) / Z`` are the exact
 cumulative probabilities; so ``P[i] = w_i / Z`` exactly.
 
 The fast path draws ``bits`` random bits, so ``U`` lies in
-``[u, u + 1) / 2^bits``, and compares with integer bounds
-``lo_i <= F_i · 2^bits <= hi_i`` precomputed once in ball arithmetic.  When
-that interval might straddle a boundary, the slow path draws 64 more bits at a
-time and decides each comparison ``F_j <= u / 2^k`` exactly, as the sign of an
-:class:`ExpSum` — so the outcome never rests on a rounding.
+``[u, u + 1) / 2^bits``, and compares with rigorous ball enclosures of the
+``F_i`` (as integer bounds ``lo_i <= F_i · 2^bits <= hi_i`` when a table is
+reused).  When an enclosure cannot decide, the slow path draws 64 more bits at
+a time and decides each comparison ``F_j <= u / 2^k`` exactly, as the sign of
+an :class:`ExpSum` — so an outcome never rests on a rounding.
 """
 
 from __future__ import annotations
@@ -19,84 +19,151 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from fractions import Fraction
 
-from flint import arb, ctx
+from flint import arb, ctx, fmpq
 
-from ._expsum import ExpSum, arb_from_fraction
+from ._expsum import ExpSum
 
-__all__ = ["InversionTable"]
+__all__ = ["DEFAULT_TABLE_BITS", "InversionTable"]
 
 DEFAULT_TABLE_BITS = 64
 
+Rational = int | Fraction
+
+
+def _fmpq(value: Rational) -> fmpq:
+    if type(value) is int:
+        return fmpq(value)
+    return fmpq(value.numerator, value.denominator)
+
 
 class InversionTable:
-    """A reusable exact sampler over indices ``0 … len(weights) - 1``.
+    """An exact sampler over output indices for weights ``μ_i · e^{ε q_i}``.
 
-    ``coefficients`` are rationals >= 0, not all zero; ``exponents`` rationals.
-    Index ``i`` is returned with probability exactly
-    ``c_i e^{b_i} / Σ_j c_j e^{b_j}``.  ``bits`` sets the width of the
-    fast-path comparison (tests lower it to exercise the exact slow path).
+    ``measure`` are rationals >= 0, not all zero; ``scores`` rationals;
+    ``epsilon`` a positive rational.  Index ``i`` is returned with probability
+    exactly ``μ_i e^{ε q_i} / Σ_j μ_j e^{ε q_j}``.  :meth:`sample` reuses a
+    table of integer bounds built on first use; :meth:`sample_once` scans the
+    enclosures directly, the cheaper choice for a single draw.  ``bits`` sets
+    the width of the fast-path comparison (tests lower it to exercise the exact
+    slow path).
     """
 
-    __slots__ = ("_indices", "_coefficients", "_exponents", "_bits", "_lo", "_hi", "_prefix", "_total")
+    __slots__ = ("_indices", "_measure", "_scores", "_epsilon", "_bits", "_partial", "_lo", "_hi", "_prefix", "_total")
 
-    def __init__(self, coefficients: Sequence[Fraction], exponents: Sequence[Fraction], *, bits: int = DEFAULT_TABLE_BITS) -> None:
-        support = [i for i, c in enumerate(coefficients) if c > 0]
+    def __init__(self, measure: Sequence[Rational], scores: Sequence[Rational], epsilon: Fraction, *, bits: int = DEFAULT_TABLE_BITS) -> None:
+        support = [i for i, m in enumerate(measure) if m]
         self._indices = support
-        self._coefficients = [coefficients[i] for i in support]
-        self._exponents = [exponents[i] for i in support]
+        self._measure = [measure[i] for i in support]
+        self._scores = [scores[i] for i in support]
+        self._epsilon = epsilon
         self._bits = bits
         self._prefix: dict[int, ExpSum] = {}
         self._total: ExpSum | None = None
-        self._lo, self._hi = self._bounds()
+        self._lo: list[int] | None = None
+        self._hi: list[int] | None = None
+        self._partial = self._partial_sums()
+
+    def _precision(self) -> int:
+        return self._bits + 2 * len(self._scores).bit_length() + 32
+
+    def _partial_sums(self) -> list[arb]:
+        """Balls for ``S_i = Σ_{j <= i} μ_j e^{ε (q_j − q*)}``, with ``q*`` the largest score."""
+        epsilon = _fmpq(self._epsilon)
+        partial: list[arb] = []
+        running = arb(0)
+        with ctx.workprec(self._precision()):
+            if all(type(q) is int for q in self._scores):
+                top = max(self._scores)
+                base = (-arb(epsilon)).exp()  # e^{-ε}; every weight is an integer power of it
+                int_cache: dict[int, arb] = {}
+                for m, q in zip(self._measure, self._scores):
+                    gap = top - q
+                    weight = int_cache.get(gap)
+                    if weight is None:
+                        weight = int_cache[gap] = base**gap
+                    running = running + (weight if m == 1 else weight * arb(_fmpq(m)))
+                    partial.append(running)
+            else:
+                scores = [_fmpq(q) for q in self._scores]
+                top_q = max(scores)
+                cache: dict[tuple[int, int], arb] = {}
+                for m, q in zip(self._measure, scores):
+                    gap_q = q - top_q
+                    key = (int(gap_q.p), int(gap_q.q))
+                    weight = cache.get(key)
+                    if weight is None:
+                        weight = cache[key] = arb(epsilon * gap_q).exp()
+                    running = running + (weight if m == 1 else weight * arb(_fmpq(m)))
+                    partial.append(running)
+        return partial
 
     def _bounds(self) -> tuple[list[int], list[int]]:
         """Integer bounds ``lo_i <= F_i · 2^bits <= hi_i`` for every boundary but the last."""
-        count = len(self._coefficients)
-        scale = 1 << self._bits
-        precision = self._bits + 2 * count.bit_length() + 32
-        top = max(self._exponents)
-        lo: list[int] = []
-        hi: list[int] = []
-        with ctx.workprec(precision):
-            running = arb(0)
-            partial = []
-            for c, b in zip(self._coefficients, self._exponents):
-                shift = b - top
-                term = arb_from_fraction(c)
-                if shift != 0:
-                    term = term * arb_from_fraction(shift).exp()
-                running = running + term
-                partial.append(running)
-            total = partial[-1]
-            factor = arb(scale) / total
-            for value in partial[:-1]:
-                boundary = value * factor
-                lo.append(max(0, int(boundary.lower().floor().unique_fmpz())))
-                hi.append(min(scale, int(boundary.upper().ceil().unique_fmpz())))
-        return lo, hi
+        if self._lo is None or self._hi is None:
+            scale = 1 << self._bits
+            lo: list[int] = []
+            hi: list[int] = []
+            with ctx.workprec(self._precision()):
+                factor = arb(scale) / self._partial[-1]
+                for value in self._partial[:-1]:
+                    boundary = value * factor
+                    lo.append(max(0, int(boundary.lower().floor().unique_fmpz())))
+                    hi.append(min(scale, int(boundary.upper().ceil().unique_fmpz())))
+            self._lo, self._hi = lo, hi
+        return self._lo, self._hi
 
     def sample(self, rng: random.Random) -> int:
-        """One index, drawn exactly; ``rng`` supplies the random bits."""
+        """One index, drawn exactly, using (and on first use building) the bound table."""
+        lo, hi = self._bounds()
         u = rng.getrandbits(self._bits)
-        candidate = bisect_right(self._lo, u)
-        # decided when F_{c-1} <= u/2^b (hi_{c-1} <= u) and (u+1)/2^b <= F_c (lo_c >= u+1).
-        if candidate == 0 or self._hi[candidate - 1] <= u:
+        candidate = bisect_right(lo, u)
+        # decided when F_{c-1} <= u/2^b (hi_{c-1} <= u) and (u+1)/2^b <= F_c (lo_c >= u+1)
+        if candidate == 0 or hi[candidate - 1] <= u:
+            return self._indices[candidate]
+        return self._indices[self._sample_exact(u, self._bits, rng)]
+
+    def sample_once(self, rng: random.Random) -> int:
+        """One index, drawn exactly, without building the bound table."""
+        u = rng.getrandbits(self._bits)
+        partial = self._partial
+        last = len(partial) - 1
+        with ctx.workprec(self._precision()):
+            total = partial[-1]
+            scale = arb(1 << self._bits)
+            low_target = total * u / scale  # U·Z >= this
+            high_target = total * (u + 1) / scale  # U·Z < this
+            # first boundary that may exceed the low target, by bisection on midpoints
+            left, right = 0, last
+            while left < right:
+                middle = (left + right) // 2
+                if partial[middle].mid() <= low_target.mid():
+                    left = middle + 1
+                else:
+                    right = middle
+            candidate = left
+            decided = (candidate == 0 or partial[candidate - 1] <= low_target) and (
+                candidate == last or partial[candidate] >= high_target
+            )
+        if decided:
             return self._indices[candidate]
         return self._indices[self._sample_exact(u, self._bits, rng)]
 
     # -- the exact slow path ---------------------------------------------------
 
     def _cumulative(self, j: int) -> ExpSum:
-        """``Σ_{i <= j} c_i e^{b_i}`` exactly (memoised)."""
+        """``Σ_{i <= j} μ_i e^{ε q_i}`` exactly (memoised)."""
         cached = self._prefix.get(j)
         if cached is None:
-            cached = ExpSum.weighted_exps(zip(self._coefficients[: j + 1], self._exponents[: j + 1]))
+            epsilon = self._epsilon
+            cached = ExpSum.weighted_exps(
+                (Fraction(m), epsilon * q) for m, q in zip(self._measure[: j + 1], self._scores[: j + 1])
+            )
             self._prefix[j] = cached
         return cached
 
     def _total_sum(self) -> ExpSum:
         if self._total is None:
-            self._total = self._cumulative(len(self._coefficients) - 1)
+            self._total = self._cumulative(len(self._scores) - 1)
         return self._total
 
     def _side(self, j: int, u: int, k: int) -> int:
@@ -104,7 +171,7 @@ class InversionTable:
         return (self._total_sum().scale(Fraction(u)) - self._cumulative(j).scale(Fraction(1 << k))).sign()
 
     def _sample_exact(self, u: int, k: int, rng: random.Random) -> int:
-        last = len(self._coefficients) - 1
+        last = len(self._scores) - 1
         while True:
             # c = how many of the boundaries F_0 < … < F_{last-1} are <= u / 2^k
             low, high = 0, last

@@ -84,8 +84,8 @@ class ExponentialMechanism:
         """``μ(r)`` for each output, in output order."""
         return self._base_measure
 
-    def scores(self, dataset: Any) -> tuple[Fraction, ...]:
-        """``q(dataset, r)`` for each output, as exact Fractions."""
+    def scores(self, dataset: Any) -> tuple[int | Fraction, ...]:
+        """``q(dataset, r)`` for each output, as exact rationals (``int`` or ``Fraction``)."""
         return evaluate_scores(self._quality, dataset, self._outputs)
 
     def distribution(self, dataset: Any) -> Distribution:
@@ -114,7 +114,9 @@ class ExponentialMechanism:
         from one dataset, call ``distribution(dataset).sample`` instead: it
         reuses its table.
         """
-        return self.distribution(dataset).sample(rng=rng)
+        generator = resolve_rng(rng)
+        table = InversionTable(self._base_measure, self.scores(dataset), self._epsilon)
+        return self._outputs[table.sample_once(generator)]
 
     def __repr__(self) -> str:
         return (
@@ -133,18 +135,17 @@ class Distribution:
     __slots__ = ("_mechanism", "_scores", "_exponents", "_normaliser", "_table")
 
     _mechanism: ExponentialMechanism
-    _scores: tuple[Fraction, ...]
-    _exponents: tuple[Fraction, ...]
+    _scores: tuple[int | Fraction, ...]
+    _exponents: tuple[Fraction, ...] | None
     _normaliser: ExpSum | None
     _table: InversionTable | None
 
     @classmethod
-    def _build(cls, mechanism: ExponentialMechanism, scores: tuple[Fraction, ...]) -> Distribution:
+    def _build(cls, mechanism: ExponentialMechanism, scores: tuple[int | Fraction, ...]) -> Distribution:
         result = object.__new__(cls)
         result._mechanism = mechanism
         result._scores = scores
-        epsilon = mechanism.epsilon
-        result._exponents = tuple(epsilon * s for s in scores)
+        result._exponents = None
         result._normaliser = None
         result._table = None
         return result
@@ -160,15 +161,23 @@ class Distribution:
         return self._mechanism.outputs
 
     @property
-    def scores(self) -> tuple[Fraction, ...]:
+    def scores(self) -> tuple[int | Fraction, ...]:
         """``q(dataset, r)`` per output, exactly."""
         return self._scores
+
+    @property
+    def exponents(self) -> tuple[Fraction, ...]:
+        """``ε · q(dataset, r)`` per output, exactly."""
+        if self._exponents is None:
+            epsilon = self._mechanism.epsilon
+            self._exponents = tuple(epsilon * s for s in self._scores)
+        return self._exponents
 
     @property
     def normaliser(self) -> ExpSum:
         """``Z = Σ_r μ(r) e^{ε q(r)}``, exactly."""
         if self._normaliser is None:
-            self._normaliser = ExpSum.weighted_exps(zip(self._mechanism.base_measure, self._exponents))
+            self._normaliser = ExpSum.weighted_exps(zip(self._mechanism.base_measure, self.exponents))
         return self._normaliser
 
     def _position(self, r: Hashable) -> int:
@@ -180,7 +189,7 @@ class Distribution:
     def weight(self, r: Hashable) -> ExpSum:
         """The unnormalised weight ``μ(r) e^{ε q(r)}``."""
         i = self._position(r)
-        return ExpSum.weighted_exps([(self._mechanism.base_measure[i], self._exponents[i])])
+        return ExpSum.weighted_exps([(self._mechanism.base_measure[i], self.exponents[i])])
 
     def probability(self, r: Hashable) -> ExpRatio:
         """``p(r)`` exactly."""
@@ -190,7 +199,8 @@ class Distribution:
         """``p(subset)`` exactly; each element must be an output (repeats count once)."""
         positions = sorted({self._position(r) for r in subset})
         measure = self._mechanism.base_measure
-        numerator = ExpSum.weighted_exps((measure[i], self._exponents[i]) for i in positions)
+        exponents = self.exponents
+        numerator = ExpSum.weighted_exps((measure[i], exponents[i]) for i in positions)
         return ExpRatio._trusted(numerator, self.normaliser)
 
     def enclose(self, r: Hashable, bits: int = 53, *, max_precision: int = DEFAULT_MAX_PRECISION) -> tuple[Fraction, Fraction]:
@@ -201,7 +211,7 @@ class Distribution:
         """``E[q]`` under this distribution, exactly."""
         measure = self._mechanism.base_measure
         numerator = ExpSum.weighted_exps(
-            (m * s, b) for m, s, b in zip(measure, self._scores, self._exponents)
+            (m * s, b) for m, s, b in zip(measure, self._scores, self.exponents)
         )
         return ExpRatio._trusted(numerator, self.normaliser)
 
@@ -245,7 +255,8 @@ class Distribution:
 
     def _sampling_table(self, bits: int = DEFAULT_TABLE_BITS) -> InversionTable:
         if self._table is None or bits != DEFAULT_TABLE_BITS:
-            table = InversionTable(self._mechanism.base_measure, self._exponents, bits=bits)
+            mechanism = self._mechanism
+            table = InversionTable(mechanism.base_measure, self._scores, mechanism.epsilon, bits=bits)
             if bits != DEFAULT_TABLE_BITS:
                 return table
             self._table = table

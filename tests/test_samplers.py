@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import pytest
 
-from expmech.impl import ExpSum, ExponentialMechanism, PermuteAndFlip, sample_bernoulli, sample_bernoulli_exp
+from expmech.impl import ExpSum, ExponentialMechanism, InversionTable, PermuteAndFlip, sample_bernoulli, sample_bernoulli_exp
 from stats import chi_square_pvalue
 
 SEED = 20261202
@@ -39,23 +39,28 @@ def exact_probabilities(epsilon):
     return mechanism(epsilon).distribution(DATA).approximate()
 
 
-def draw_table(epsilon, size, bits=None):
+def draw_table(epsilon, size, bits=None, once=False):
     dist = mechanism(epsilon).distribution(DATA)
     rng = random.Random(SEED)
     if bits is None:
         return Counter(dist.sample(rng=rng) for _ in range(size))
-    table = dist._sampling_table(bits)
-    return Counter(dist.outputs[table.sample(rng)] for _ in range(size))
+    table = InversionTable(dist.mechanism.base_measure, dist.scores, epsilon, bits=bits)
+    draw = table.sample_once if once else table.sample
+    return Counter(dist.outputs[draw(rng)] for _ in range(size))
 
 
-@pytest.mark.parametrize("bits", [None, 3], ids=["fast-path", "exact-slow-path"])
-def test_mechanism_sampler_fits_and_has_power(bits):
+@pytest.mark.parametrize(
+    "bits, once",
+    [(None, False), (3, False), (3, True)],
+    ids=["table-fast-path", "table-exact-slow-path", "single-draw-exact-slow-path"],
+)
+def test_mechanism_sampler_fits_and_has_power(bits, once):
     """Inversion sampling fits the exact distribution; samplers at 0.7ε and 1.3ε are rejected."""
     size = 20000
     truth = exact_probabilities(EPSILON)
-    assert chi_square_pvalue(draw_table(EPSILON, size, bits), truth) > ALPHA
+    assert chi_square_pvalue(draw_table(EPSILON, size, bits, once), truth) > ALPHA
     for factor in WRONG_FACTORS:
-        assert chi_square_pvalue(draw_table(EPSILON * factor, size, bits), truth) < ALPHA
+        assert chi_square_pvalue(draw_table(EPSILON * factor, size, bits, once), truth) < ALPHA
 
 
 def test_fresh_call_sampling_fits():
@@ -72,8 +77,9 @@ def test_zero_measure_outputs_are_never_drawn():
     dist = mech.distribution(DATA)
     rng = random.Random(SEED)
     assert 2 not in {dist.sample(rng=rng) for _ in range(3000)}
-    table = dist._sampling_table(2)
+    table = InversionTable(mech.base_measure, dist.scores, EPSILON, bits=2)
     assert 2 not in {dist.outputs[table.sample(rng)] for _ in range(3000)}
+    assert 2 not in {dist.outputs[table.sample_once(rng)] for _ in range(3000)}
 
 
 def bernoulli_counts(gamma, size):
