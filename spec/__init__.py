@@ -4,6 +4,7 @@ The quality-function language and the statements of the source, in sympy.
 This layer imports nothing from ``expmech.impl`` or ``expmech.proofs``.
 """
 
+from ._domains import Booleans, Categories, Domain, Grid, IntRange, RationalRange
 from ._errors import (
     ExpMechError,
     InvalidArgument,
@@ -11,11 +12,47 @@ from ._errors import (
     PrecisionExhausted,
     QualityError,
 )
+from ._language import (
+    Count,
+    Mean,
+    OutputSpace,
+    RecordSchema,
+    Size,
+    Total,
+    count,
+    max_over,
+    mean,
+    min_over,
+    size,
+    total,
+)
+from ._neighbours import Neighbours
+from ._quality import QualityFunction
 
 __all__ = [
+    "Booleans",
+    "Categories",
+    "Count",
+    "Domain",
     "ExpMechError",
+    "Grid",
+    "IntRange",
     "InvalidArgument",
     "InvalidType",
+    "Mean",
+    "Neighbours",
+    "OutputSpace",
     "PrecisionExhausted",
     "QualityError",
+    "QualityFunction",
+    "RationalRange",
+    "RecordSchema",
+    "Size",
+    "Total",
+    "count",
+    "max_over",
+    "mean",
+    "min_over",
+    "size",
+    "total",
 ]

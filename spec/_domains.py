@@ -1,0 +1,265 @@
+"""Domains of record fields and output variables.
+
+A domain says which values a field or an output variable may take, how a
+value is encoded as an exact rational (the form every expression computes
+with), and which constraint the prover must assume.  Categories and booleans
+are encoded as integers; every code is an ``int`` or a ``Fraction``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from ._errors import InvalidArgument, InvalidType, describe
+from ._validate import as_rational
+
+__all__ = [
+    "Booleans",
+    "Categories",
+    "Domain",
+    "Grid",
+    "IntRange",
+    "RationalRange",
+]
+
+Code = int | Fraction
+
+
+class Domain:
+    """Base of every domain.  Subclasses are frozen dataclasses."""
+
+    #: 'int' (codes are integers) or 'real' (codes are rationals)
+    sort: str = "int"
+
+    def encode(self, value: Any, *, name: str) -> Code:
+        """The exact code of ``value``; raises :class:`InvalidArgument` naming ``name`` if outside."""
+        raise NotImplementedError
+
+    def decode(self, code: Code) -> Any:
+        """The user-facing value of a code (inverse of :meth:`encode`)."""
+        return code
+
+    def bounds(self) -> tuple[Fraction | None, Fraction | None]:
+        """Lower and upper bounds of the codes (``None`` where unbounded)."""
+        raise NotImplementedError
+
+    @property
+    def is_finite(self) -> bool:
+        """Whether the domain can be enumerated."""
+        return False
+
+    def codes(self) -> tuple[Code, ...]:
+        """Every code, in order; only for finite domains."""
+        raise InvalidArgument(f"{self.describe()} is not finite and cannot be enumerated", parameter="domain", value=self)
+
+    def values(self) -> tuple[Any, ...]:
+        """Every user-facing value, in order; only for finite domains."""
+        return tuple(self.decode(c) for c in self.codes())
+
+    def describe(self) -> str:
+        """Canonical text of the domain (part of a quality function's canonical form)."""
+        raise NotImplementedError
+
+
+def _bound(value: Any, name: str) -> Fraction | None:
+    return None if value is None else as_rational(value, name=name)
+
+
+def _outside(name: str, value: Any, domain: Domain) -> InvalidArgument:
+    return InvalidArgument(f"{name}={describe(value)} is outside {domain.describe()}", parameter=name, value=value)
+
+
+@dataclass(frozen=True)
+class IntRange(Domain):
+    """Integers ``lo <= v <= hi``; ``None`` leaves a side unbounded (fields only)."""
+
+    lo: int | None
+    hi: int | None
+
+    sort = "int"
+
+    def __post_init__(self) -> None:
+        for side in ("lo", "hi"):
+            value = getattr(self, side)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise InvalidType(f"{side}={describe(value)} must be an int or None", parameter=side, value=value)
+        if self.lo is not None and self.hi is not None and self.lo > self.hi:
+            raise InvalidArgument(f"IntRange lo={self.lo} must be <= hi={self.hi}", parameter="lo", value=self.lo)
+
+    def encode(self, value: Any, *, name: str) -> Code:
+        if isinstance(value, bool) or not _is_integer(value):
+            raise InvalidType(f"{name}={describe(value)} must be an integer in {self.describe()}", parameter=name, value=value)
+        code = int(value)
+        if (self.lo is not None and code < self.lo) or (self.hi is not None and code > self.hi):
+            raise _outside(name, value, self)
+        return code
+
+    def bounds(self) -> tuple[Fraction | None, Fraction | None]:
+        return _bound(self.lo, "lo"), _bound(self.hi, "hi")
+
+    @property
+    def is_finite(self) -> bool:
+        return self.lo is not None and self.hi is not None
+
+    def codes(self) -> tuple[Code, ...]:
+        if not self.is_finite:
+            return super().codes()
+        assert self.lo is not None and self.hi is not None
+        return tuple(range(self.lo, self.hi + 1))
+
+    def describe(self) -> str:
+        return f"IntRange({self.lo}, {self.hi})"
+
+
+@dataclass(frozen=True)
+class RationalRange(Domain):
+    """Rationals (standing for reals) ``lo <= v <= hi``; ``None`` leaves a side unbounded."""
+
+    lo: Any
+    hi: Any
+
+    sort = "real"
+
+    def __post_init__(self) -> None:
+        lo, hi = _bound(self.lo, "lo"), _bound(self.hi, "hi")
+        object.__setattr__(self, "lo", lo)
+        object.__setattr__(self, "hi", hi)
+        if lo is not None and hi is not None and lo > hi:
+            raise InvalidArgument(f"RationalRange lo={lo} must be <= hi={hi}", parameter="lo", value=lo)
+
+    def encode(self, value: Any, *, name: str) -> Code:
+        code = as_rational(value, name=name)
+        if (self.lo is not None and code < self.lo) or (self.hi is not None and code > self.hi):
+            raise _outside(name, value, self)
+        return code
+
+    def bounds(self) -> tuple[Fraction | None, Fraction | None]:
+        return self.lo, self.hi
+
+    def describe(self) -> str:
+        return f"RationalRange({self.lo}, {self.hi})"
+
+
+@dataclass(frozen=True)
+class Booleans(Domain):
+    """``False``/``True``, encoded 0/1 (so ``count(flag)`` and ``total(flag)`` work)."""
+
+    sort = "int"
+
+    def encode(self, value: Any, *, name: str) -> Code:
+        if isinstance(value, bool):
+            return int(value)
+        if _is_integer(value) and int(value) in (0, 1):
+            return int(value)
+        raise _outside(name, value, self)
+
+    def decode(self, code: Code) -> Any:
+        return bool(code)
+
+    def bounds(self) -> tuple[Fraction | None, Fraction | None]:
+        return Fraction(0), Fraction(1)
+
+    @property
+    def is_finite(self) -> bool:
+        return True
+
+    def codes(self) -> tuple[Code, ...]:
+        return (0, 1)
+
+    def describe(self) -> str:
+        return "Booleans()"
+
+
+@dataclass(frozen=True)
+class Categories(Domain):
+    """A finite set of hashable labels, encoded by position 0, 1, …."""
+
+    labels: tuple[Hashable, ...]
+
+    sort = "int"
+
+    def __post_init__(self) -> None:
+        labels = tuple(self.labels)
+        if not labels:
+            raise InvalidArgument("Categories() needs at least one label", parameter="labels", value=labels)
+        if len(set(labels)) != len(labels):
+            raise InvalidArgument(f"labels={describe(labels)} has duplicates", parameter="labels", value=labels)
+        object.__setattr__(self, "labels", labels)
+
+    def code(self, label: Hashable) -> int:
+        """The integer code of ``label``."""
+        try:
+            return self.labels.index(label)
+        except ValueError:
+            raise _outside("label", label, self) from None
+
+    def encode(self, value: Any, *, name: str) -> Code:
+        try:
+            return self.labels.index(value)
+        except ValueError:
+            raise _outside(name, value, self) from None
+
+    def decode(self, code: Code) -> Any:
+        return self.labels[int(code)]
+
+    def bounds(self) -> tuple[Fraction | None, Fraction | None]:
+        return Fraction(0), Fraction(len(self.labels) - 1)
+
+    @property
+    def is_finite(self) -> bool:
+        return True
+
+    def codes(self) -> tuple[Code, ...]:
+        return tuple(range(len(self.labels)))
+
+    def describe(self) -> str:
+        return f"Categories({', '.join(repr(v) for v in self.labels)})"
+
+
+@dataclass(frozen=True)
+class Grid(Domain):
+    """A finite set of rationals, e.g. candidate answers ``0, 1/4, …, 1``."""
+
+    points: tuple[Any, ...]
+
+    sort = "real"
+
+    def __post_init__(self) -> None:
+        points = tuple(as_rational(p, name=f"points[{i}]") for i, p in enumerate(self.points))
+        if not points:
+            raise InvalidArgument("Grid() needs at least one point", parameter="points", value=points)
+        if len(set(points)) != len(points):
+            raise InvalidArgument(f"points={describe(points)} has duplicates", parameter="points", value=points)
+        object.__setattr__(self, "points", tuple(sorted(points)))
+
+    def encode(self, value: Any, *, name: str) -> Code:
+        code = as_rational(value, name=name)
+        if code not in self.points:
+            raise _outside(name, value, self)
+        return code
+
+    def bounds(self) -> tuple[Fraction | None, Fraction | None]:
+        return self.points[0], self.points[-1]
+
+    @property
+    def is_finite(self) -> bool:
+        return True
+
+    def codes(self) -> tuple[Code, ...]:
+        return self.points
+
+    def describe(self) -> str:
+        return f"Grid({', '.join(str(p) for p in self.points)})"
+
+
+def _is_integer(value: Any) -> bool:
+    if isinstance(value, int):
+        return True
+    try:
+        return as_rational(value, name="value").denominator == 1 and not isinstance(value, float)
+    except InvalidArgument:
+        return False
+

@@ -1,0 +1,287 @@
+"""The quality-function language: record schemas, output spaces, aggregates.
+
+A quality function is a sympy expression over *aggregates* of per-record
+expressions and over *output variables*:
+
+* ``count(pred)`` — the number of records satisfying ``pred``;
+* ``total(expr)`` — the sum of ``expr`` over the records;
+* ``size()`` — the number of records ``n``;
+* ``mean(expr)`` — ``total(expr) / size()`` (datasets are never empty);
+
+composed with ``+ − ·``, integer powers (so division by an aggregate),
+``Abs``, ``Max``, ``Min``, ``Piecewise``, comparisons and ``And/Or/Not``,
+plus :func:`max_over` / :func:`min_over` a finite index set (a class of
+queries ``h ∈ H``).  Record fields may appear only inside aggregates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import sympy
+
+from ._domains import Domain
+from ._errors import InvalidArgument, InvalidType, describe
+
+__all__ = [
+    "Count",
+    "Mean",
+    "OutputSpace",
+    "RecordSchema",
+    "Size",
+    "Total",
+    "count",
+    "max_over",
+    "mean",
+    "min_over",
+    "size",
+    "total",
+]
+
+
+class Count(sympy.Function):
+    """``count(pred)``: the number of records satisfying the per-record predicate."""
+
+    nargs = 1
+    is_integer = True
+    is_nonnegative = True
+
+
+class Total(sympy.Function):
+    """``total(expr)``: the sum of a per-record expression over the records."""
+
+    nargs = 1
+    is_real = True
+
+
+class Mean(sympy.Function):
+    """``mean(expr)``: ``total(expr) / size()``."""
+
+    nargs = 1
+    is_real = True
+
+
+class Size(sympy.Function):
+    """``size()``: the number of records (at least 1)."""
+
+    nargs = 0
+    is_integer = True
+    is_positive = True
+
+
+AGGREGATES = (Count, Total, Mean, Size)
+
+
+def _sympify(expr: Any, *, name: str) -> sympy.Basic:
+    try:
+        return sympy.sympify(expr, strict=True)
+    except (sympy.SympifyError, TypeError) as error:
+        raise InvalidType(f"{name}={describe(expr)} is not a sympy expression: {error}", parameter=name, value=expr) from None
+
+
+def count(predicate: Any) -> sympy.Expr:
+    """``count(predicate)``; a bare symbol means ``symbol == 1`` (a true boolean field)."""
+    pred = _sympify(predicate, name="predicate")
+    if isinstance(pred, sympy.Symbol):
+        pred = sympy.Eq(pred, 1)
+    if not isinstance(pred, sympy.logic.boolalg.Boolean):
+        raise InvalidType(
+            f"count(predicate={describe(predicate)}) needs a predicate (a comparison or And/Or/Not of them)",
+            parameter="predicate",
+            value=predicate,
+        )
+    return Count(pred)
+
+
+def total(expr: Any) -> sympy.Expr:
+    """``total(expr)``: the sum of a per-record numeric expression."""
+    return Total(_numeric(expr, "total"))
+
+
+def mean(expr: Any) -> sympy.Expr:
+    """``mean(expr)``: ``total(expr) / size()``."""
+    return Mean(_numeric(expr, "mean"))
+
+
+def size() -> sympy.Expr:
+    """``size()``: the number of records."""
+    return Size()
+
+
+def _numeric(expr: Any, what: str) -> sympy.Expr:
+    value = _sympify(expr, name="expr")
+    if isinstance(value, sympy.logic.boolalg.Boolean):
+        raise InvalidType(
+            f"{what}(expr={describe(expr)}) needs a numeric expression; use count() for a predicate",
+            parameter="expr",
+            value=expr,
+        )
+    return value
+
+
+def max_over(expr: Any, index: sympy.Symbol, values: Iterable[Any]) -> sympy.Expr:
+    """``max_{index ∈ values} expr``: expanded to ``Max`` of the substituted copies."""
+    return _over(sympy.Max, expr, index, values, "max_over")
+
+
+def min_over(expr: Any, index: sympy.Symbol, values: Iterable[Any]) -> sympy.Expr:
+    """``min_{index ∈ values} expr``: expanded to ``Min`` of the substituted copies."""
+    return _over(sympy.Min, expr, index, values, "min_over")
+
+
+def _over(op: Any, expr: Any, index: sympy.Symbol, values: Iterable[Any], name: str) -> sympy.Expr:
+    if not isinstance(index, sympy.Symbol):
+        raise InvalidType(f"{name}: index={describe(index)} must be a sympy Symbol", parameter="index", value=index)
+    body = _sympify(expr, name="expr")
+    points = list(values)
+    if not points:
+        raise InvalidArgument(f"{name}: values must not be empty", parameter="values", value=points)
+    return op(*[body.subs(index, _sympify(v, name="values")) for v in points])
+
+
+class _Space:
+    """Named symbols, each with a domain; shared by record schemas and output spaces."""
+
+    _kind = "field"
+
+    def __init__(self, domains: Mapping[str, Domain] | None = None, /, **named: Domain) -> None:
+        entries = dict(domains or {})
+        overlap = set(entries) & set(named)
+        if overlap:
+            raise InvalidArgument(f"{self._kind} {sorted(overlap)[0]!r} given twice", parameter="domains", value=sorted(overlap))
+        entries.update(named)
+        if not entries:
+            raise InvalidArgument(f"a {type(self).__name__} needs at least one {self._kind}", parameter="domains", value=entries)
+        self._domains: dict[str, Domain] = {}
+        self._symbols: dict[str, sympy.Symbol] = {}
+        for name, domain in entries.items():
+            if not isinstance(name, str) or not name.isidentifier():
+                raise InvalidArgument(f"{self._kind} name {name!r} must be an identifier", parameter="name", value=name)
+            if not isinstance(domain, Domain):
+                raise InvalidType(
+                    f"{self._kind} {name!r} has domain {describe(domain)}; expected a Domain such as IntRange(0, 10)",
+                    parameter=name,
+                    value=domain,
+                )
+            if domain.sort == "int":
+                symbol = sympy.Symbol(name, integer=True)
+            else:
+                symbol = sympy.Symbol(name, rational=True)
+            self._domains[name] = domain
+            self._symbols[name] = symbol
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Names in declaration order."""
+        return tuple(self._domains)
+
+    @property
+    def symbols(self) -> tuple[sympy.Symbol, ...]:
+        """The sympy symbols, in declaration order."""
+        return tuple(self._symbols.values())
+
+    def domain(self, name: str) -> Domain:
+        """The domain of ``name``."""
+        try:
+            return self._domains[name]
+        except KeyError:
+            raise InvalidArgument(f"no {self._kind} named {name!r}", parameter="name", value=name) from None
+
+    def __getitem__(self, name: str) -> sympy.Symbol:
+        try:
+            return self._symbols[name]
+        except KeyError:
+            raise InvalidArgument(f"no {self._kind} named {name!r}", parameter="name", value=name) from None
+
+    def items(self) -> Iterable[tuple[str, sympy.Symbol, Domain]]:
+        """``(name, symbol, domain)`` in declaration order."""
+        for name, domain in self._domains.items():
+            yield name, self._symbols[name], domain
+
+    def describe(self) -> str:
+        """Canonical text: ``name:Domain`` pairs in declaration order."""
+        return "; ".join(f"{name}:{domain.describe()}" for name, domain in self._domains.items())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.describe()})"
+
+
+class RecordSchema(_Space):
+    """The fields of a record, each with a domain: ``RecordSchema(x=IntRange(0, 10))``.
+
+    ``schema["x"]`` is the field's sympy symbol.  A record is a mapping from
+    field names to values; with a single field a bare value is accepted too.
+    """
+
+    _kind = "field"
+
+    def encode(self, record: Any, *, name: str = "record") -> dict[sympy.Symbol, Any]:
+        """The codes of one record's fields; errors name the record and the field."""
+        if not isinstance(record, Mapping):
+            if len(self._domains) == 1:
+                (field,) = self._domains
+                return {self._symbols[field]: self._domains[field].encode(record, name=name)}
+            raise InvalidType(
+                f"{name}={describe(record)} must be a mapping with fields {list(self._domains)}",
+                parameter=name,
+                value=record,
+            )
+        unknown = [key for key in record if key not in self._domains]
+        if unknown:
+            raise InvalidArgument(f"{name} has unknown field {unknown[0]!r}", parameter=name, value=record)
+        codes = {}
+        for field, domain in self._domains.items():
+            if field not in record:
+                raise InvalidArgument(f"{name} is missing field {field!r}", parameter=name, value=record)
+            codes[self._symbols[field]] = domain.encode(record[field], name=f"{name}[{field!r}]")
+        return codes
+
+
+class OutputSpace(_Space):
+    """The output variables ``r`` and their domains: ``OutputSpace(r=IntRange(0, 10))``.
+
+    With one variable an output is a bare value; with several it is a tuple in
+    declaration order (or a mapping by name).
+    """
+
+    _kind = "output variable"
+
+    @property
+    def is_finite(self) -> bool:
+        """Whether every variable's domain is finite, so the outputs can be listed."""
+        return all(domain.is_finite for domain in self._domains.values())
+
+    def outputs(self) -> tuple[Any, ...]:
+        """Every output, in lexicographic order of the declared domains."""
+        import itertools
+
+        values = [domain.values() for domain in self._domains.values()]
+        if len(values) == 1:
+            return tuple(values[0])
+        return tuple(itertools.product(*values))
+
+    def encode(self, r: Any, *, name: str = "r") -> dict[sympy.Symbol, Any]:
+        """The codes of output ``r``; errors name it and the variable."""
+        names = list(self._domains)
+        if len(names) == 1 and not isinstance(r, Mapping):
+            return {self._symbols[names[0]]: self._domains[names[0]].encode(r, name=name)}
+        if isinstance(r, Mapping):
+            missing = [v for v in names if v not in r]
+            if missing:
+                raise InvalidArgument(f"{name}={describe(r)} is missing output variable {missing[0]!r}", parameter=name, value=r)
+            parts = [r[v] for v in names]
+        else:
+            try:
+                parts = list(r)
+            except TypeError:
+                raise InvalidType(f"{name}={describe(r)} must be a tuple of {len(names)} values", parameter=name, value=r) from None
+            if len(parts) != len(names):
+                raise InvalidArgument(
+                    f"{name}={describe(r)} has {len(parts)} values; expected {len(names)} ({', '.join(names)})",
+                    parameter=name,
+                    value=r,
+                )
+        return {
+            self._symbols[v]: self._domains[v].encode(value, name=f"{name}.{v}") for v, value in zip(names, parts)
+        }

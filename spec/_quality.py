@@ -1,0 +1,329 @@
+"""Quality functions in the spec language: validation, canonical form, exact evaluation.
+
+A :class:`QualityFunction` is an expression of the language (see
+``expmech.spec._language``) together with the record schema and the output
+space it ranges over.  It checks its expression once, has a canonical text and
+a sha256 over it, and evaluates exactly: ``q(dataset, r)`` returns a
+``Fraction`` computed by an interpreter of the expression over rationals, so it
+plugs straight into ``expmech.impl.ExponentialMechanism``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Hashable, Sequence
+from fractions import Fraction
+from typing import Any
+
+import sympy
+from sympy.logic.boolalg import Boolean, BooleanFalse, BooleanTrue
+
+from ._errors import InvalidArgument, InvalidType, QualityError, describe
+from ._language import AGGREGATES, Count, Mean, OutputSpace, RecordSchema, Size, Total
+
+__all__ = ["QualityFunction"]
+
+CANONICAL_VERSION = "expmech-quality/1"
+
+Env = dict[sympy.Symbol, Any]
+Evaluator = Callable[[Env, Sequence[Env]], Any]
+
+
+class QualityFunction:
+    """A quality function ``q(d, r)`` of the spec language over a schema and an output space.
+
+    ``expr`` is a numeric sympy expression; ``schema`` a :class:`RecordSchema`;
+    ``outputs`` an :class:`OutputSpace`.  Record fields may appear only inside
+    aggregates, every other symbol must be an output variable, numbers must be
+    exact (no sympy ``Float``), powers must have integer exponents, and only
+    the language's operations may occur; otherwise :class:`InvalidArgument`
+    (or :class:`InvalidType`) names the offending part.
+
+    Calling ``q(dataset, r)`` validates every record and ``r`` against their
+    domains and returns an exact ``Fraction``.  Datasets are non-empty
+    sequences of records.
+    """
+
+    __slots__ = ("_expr", "_schema", "_outputs", "_name", "_evaluate", "_field_symbols", "_output_symbols", "_canonical")
+
+    def __init__(self, expr: Any, *, schema: RecordSchema, outputs: OutputSpace, name: str | None = None) -> None:
+        if not isinstance(schema, RecordSchema):
+            raise InvalidType(f"schema={describe(schema)} must be a RecordSchema", parameter="schema", value=schema)
+        if not isinstance(outputs, OutputSpace):
+            raise InvalidType(f"outputs={describe(outputs)} must be an OutputSpace", parameter="outputs", value=outputs)
+        clash = set(schema.names) & set(outputs.names)
+        if clash:
+            raise InvalidArgument(
+                f"{sorted(clash)[0]!r} names both a record field and an output variable", parameter="outputs", value=sorted(clash)
+            )
+        try:
+            value = sympy.sympify(expr, strict=True)
+        except (sympy.SympifyError, TypeError) as error:
+            raise InvalidType(f"expr={describe(expr)} is not a sympy expression: {error}", parameter="expr", value=expr) from None
+        if isinstance(value, Boolean) or not isinstance(value, sympy.Expr):
+            raise InvalidType(f"expr={describe(expr)} must be numeric, not a predicate", parameter="expr", value=expr)
+        self._expr = value
+        self._schema = schema
+        self._outputs = outputs
+        self._name = name
+        self._field_symbols = frozenset(schema.symbols)
+        self._output_symbols = frozenset(outputs.symbols)
+        _check(value, self._field_symbols, self._output_symbols, inside=None)
+        self._evaluate = _compile(value)
+        self._canonical = "\n".join(
+            [
+                CANONICAL_VERSION,
+                f"schema: {schema.describe()}",
+                f"outputs: {outputs.describe()}",
+                f"expr: {sympy.srepr(value)}",
+            ]
+        )
+
+    # -- description ----------------------------------------------------------
+
+    @property
+    def expr(self) -> sympy.Expr:
+        """The expression."""
+        return self._expr
+
+    @property
+    def schema(self) -> RecordSchema:
+        """The record schema."""
+        return self._schema
+
+    @property
+    def output_space(self) -> OutputSpace:
+        """The output space."""
+        return self._outputs
+
+    @property
+    def name(self) -> str | None:
+        """A label (not part of the canonical form)."""
+        return self._name
+
+    @property
+    def canonical_text(self) -> str:
+        """Schema, outputs and ``srepr`` of the expression, one per line, versioned."""
+        return self._canonical
+
+    @property
+    def sha256(self) -> str:
+        """The sha256 hex digest of :attr:`canonical_text`."""
+        return hashlib.sha256(self._canonical.encode("utf-8")).hexdigest()
+
+    def outputs(self) -> tuple[Hashable, ...]:
+        """Every output of a finite output space (bare values for one variable, else tuples)."""
+        return self._outputs.outputs()
+
+    # -- evaluation -------------------------------------------------------------
+
+    def encode_dataset(self, dataset: Any) -> list[Env]:
+        """The field codes of every record; errors name the record and the field."""
+        if isinstance(dataset, str | bytes) or not isinstance(dataset, Sequence):
+            raise InvalidType(
+                f"dataset={describe(dataset)} must be a sequence of records", parameter="dataset", value=dataset
+            )
+        if not dataset:
+            raise InvalidArgument(
+                "dataset is empty; quality functions are defined on datasets of n >= 1 records",
+                parameter="dataset",
+                value=dataset,
+            )
+        return [self._schema.encode(record, name=f"dataset[{i}]") for i, record in enumerate(dataset)]
+
+    def evaluate_codes(self, records: Sequence[Env], output_codes: Env) -> Fraction:
+        """``q`` on already-encoded records and output codes, exactly."""
+        env: Env = dict(output_codes)
+        try:
+            value = self._evaluate(env, records)
+        except ZeroDivisionError:
+            raise QualityError(
+                f"division by zero evaluating {self._label()} at r={_show(output_codes)}", output=output_codes
+            ) from None
+        return Fraction(value)
+
+    def __call__(self, dataset: Any, r: Any) -> Fraction:
+        """``q(dataset, r)`` exactly, after validating every record and ``r``."""
+        return self.evaluate_codes(self.encode_dataset(dataset), self._outputs.encode(r))
+
+    def scores(self, dataset: Any, outputs: Sequence[Any]) -> list[Fraction]:
+        """``q(dataset, r)`` for each ``r`` in ``outputs``, encoding the dataset once."""
+        records = self.encode_dataset(dataset)
+        return [self.evaluate_codes(records, self._outputs.encode(r)) for r in outputs]
+
+    def _label(self) -> str:
+        return self._name or "the quality function"
+
+    def __repr__(self) -> str:
+        label = f"{self._name}: " if self._name else ""
+        return f"QualityFunction({label}{self._expr})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, QualityFunction) and other._canonical == self._canonical
+
+    def __hash__(self) -> int:
+        return hash(self._canonical)
+
+
+def _show(codes: Env) -> str:
+    return ", ".join(f"{k}={v}" for k, v in codes.items())
+
+
+# -- validation -------------------------------------------------------------------
+
+_ALLOWED = (
+    sympy.Add,
+    sympy.Mul,
+    sympy.Pow,
+    sympy.Abs,
+    sympy.Max,
+    sympy.Min,
+    sympy.Piecewise,
+    sympy.Eq,
+    sympy.Ne,
+    sympy.Lt,
+    sympy.Le,
+    sympy.Gt,
+    sympy.Ge,
+    sympy.And,
+    sympy.Or,
+    sympy.Not,
+)
+
+
+def _check(expr: sympy.Basic, fields: frozenset[sympy.Symbol], outputs: frozenset[sympy.Symbol], *, inside: str | None) -> None:
+    """Raise InvalidArgument naming the first part of ``expr`` outside the language."""
+    if isinstance(expr, sympy.Float):
+        raise InvalidArgument(
+            f"inexact number {expr} in the expression; write sympy.Rational for an exact value", parameter="expr", value=expr
+        )
+    if isinstance(expr, sympy.Symbol):
+        if expr in fields:
+            if inside is None:
+                raise InvalidArgument(
+                    f"record field {expr.name!r} is used outside an aggregate (count/total/mean)", parameter="expr", value=expr
+                )
+            return
+        if expr in outputs:
+            return
+        raise InvalidArgument(
+            f"unknown symbol {expr.name!r}: it is neither a record field nor an output variable", parameter="expr", value=expr
+        )
+    if isinstance(expr, sympy.Rational | BooleanTrue | BooleanFalse | sympy.core.numbers.NaN):
+        if isinstance(expr, sympy.core.numbers.NaN):
+            raise InvalidArgument("nan in the expression", parameter="expr", value=expr)
+        return
+    if isinstance(expr, sympy.Number):
+        raise InvalidArgument(f"number {expr} is not a finite rational", parameter="expr", value=expr)
+    if isinstance(expr, AGGREGATES):
+        if inside is not None:
+            raise InvalidArgument(
+                f"aggregate {type(expr).__name__.lower()}() nested inside {inside}()", parameter="expr", value=expr
+            )
+        for arg in expr.args:
+            _check(arg, fields, outputs, inside=type(expr).__name__.lower())
+        return
+    if isinstance(expr, sympy.Pow):
+        exponent = expr.exp
+        if not (isinstance(exponent, sympy.Integer)):
+            raise InvalidArgument(f"power {expr} needs an integer exponent", parameter="expr", value=expr)
+    elif not isinstance(expr, _ALLOWED):
+        raise InvalidArgument(
+            f"operation {type(expr).__name__} ({expr}) is not in the quality-function language", parameter="expr", value=expr
+        )
+    for arg in expr.args:
+        if isinstance(arg, sympy.functions.elementary.piecewise.ExprCondPair):
+            _check(arg.expr, fields, outputs, inside=inside)
+            _check(arg.cond, fields, outputs, inside=inside)
+        else:
+            _check(arg, fields, outputs, inside=inside)
+
+
+# -- the interpreter ---------------------------------------------------------------
+
+
+def _compile(expr: sympy.Basic) -> Evaluator:
+    """A closure computing ``expr`` exactly from an environment and the records."""
+    if isinstance(expr, sympy.Integer):
+        constant: Any = int(expr)
+        return lambda env, records: constant
+    if isinstance(expr, sympy.Rational):
+        fraction = Fraction(int(expr.p), int(expr.q))
+        return lambda env, records: fraction
+    if isinstance(expr, BooleanTrue):
+        return lambda env, records: True
+    if isinstance(expr, BooleanFalse):
+        return lambda env, records: False
+    if isinstance(expr, sympy.Symbol):
+        return lambda env, records: env[expr]
+    if isinstance(expr, Size):
+        return lambda env, records: len(records)
+    if isinstance(expr, Count | Total | Mean):
+        body = _compile(expr.args[0])
+        is_count = isinstance(expr, Count)
+        is_mean = isinstance(expr, Mean)
+
+        def aggregate(env: Env, records: Sequence[Env]) -> Any:
+            local = dict(env)
+            acc: Any = 0
+            for record in records:
+                local.update(record)
+                value = body(local, records)
+                acc += (1 if value else 0) if is_count else value
+            return Fraction(acc) / len(records) if is_mean else acc
+
+        return aggregate
+    parts = [_compile(arg) for arg in expr.args] if not isinstance(expr, sympy.Piecewise) else []
+    if isinstance(expr, sympy.Add):
+        return lambda env, records: sum(p(env, records) for p in parts)
+    if isinstance(expr, sympy.Mul):
+
+        def product(env: Env, records: Sequence[Env]) -> Any:
+            acc: Any = 1
+            for p in parts:
+                acc = acc * p(env, records)
+            return acc
+
+        return product
+    if isinstance(expr, sympy.Pow):
+        base = parts[0]
+        exponent = int(expr.exp)
+        if exponent >= 0:
+            return lambda env, records: base(env, records) ** exponent
+        return lambda env, records: Fraction(1) / Fraction(base(env, records)) ** (-exponent)
+    if isinstance(expr, sympy.Abs):
+        return lambda env, records: abs(parts[0](env, records))
+    if isinstance(expr, sympy.Max):
+        return lambda env, records: max(p(env, records) for p in parts)
+    if isinstance(expr, sympy.Min):
+        return lambda env, records: min(p(env, records) for p in parts)
+    if isinstance(expr, sympy.Piecewise):
+        branches = [(_compile(pair.expr), _compile(pair.cond)) for pair in expr.args]
+        text = str(expr)
+
+        def piecewise(env: Env, records: Sequence[Env]) -> Any:
+            for value, cond in branches:
+                if cond(env, records):
+                    return value(env, records)
+            raise QualityError(f"Piecewise {text} has no branch that applies", value=text)
+
+        return piecewise
+    relations: dict[type, Callable[[Any, Any], bool]] = {
+        sympy.Eq: lambda a, b: a == b,
+        sympy.Ne: lambda a, b: a != b,
+        sympy.Lt: lambda a, b: a < b,
+        sympy.Le: lambda a, b: a <= b,
+        sympy.Gt: lambda a, b: a > b,
+        sympy.Ge: lambda a, b: a >= b,
+    }
+    for kind, test in relations.items():
+        if isinstance(expr, kind):
+            left, right = parts
+            return lambda env, records: test(left(env, records), right(env, records))
+    if isinstance(expr, sympy.And):
+        return lambda env, records: all(p(env, records) for p in parts)
+    if isinstance(expr, sympy.Or):
+        return lambda env, records: any(p(env, records) for p in parts)
+    if isinstance(expr, sympy.Not):
+        return lambda env, records: not parts[0](env, records)
+    raise InvalidArgument(f"cannot evaluate {type(expr).__name__}", parameter="expr", value=expr)  # pragma: no cover
