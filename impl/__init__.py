@@ -5,6 +5,7 @@ privacy loss, exact samplers.  Rationals in, decisions out: no float ever
 decides a comparison.
 """
 
+from ._catalogue import CATALOGUE, WRONG_CATALOGUE, CatalogueEntry, catalogue_entry
 from ._exactreal import ExpRatio, LogExpRatio
 from ._expsum import DEFAULT_MAX_PRECISION, ExpSum
 from ._inversion import InversionTable
@@ -13,7 +14,10 @@ from ._permute_flip import PermuteAndFlip
 from ._random import sample_bernoulli, sample_bernoulli_exp
 
 __all__ = [
+    "CATALOGUE",
     "DEFAULT_MAX_PRECISION",
+    "WRONG_CATALOGUE",
+    "CatalogueEntry",
     "Distribution",
     "ExpRatio",
     "ExpSum",
@@ -22,6 +26,7 @@ __all__ = [
     "LogExpRatio",
     "PermuteAndFlip",
     "PrivacyLoss",
+    "catalogue_entry",
     "sample_bernoulli",
     "sample_bernoulli_exp",
 ]

@@ -13,6 +13,7 @@ from ._errors import (
     QualityError,
 )
 from ._language import (
+    DATASET_SIZE,
     Count,
     Mean,
     OutputSpace,
@@ -28,14 +29,19 @@ from ._language import (
 )
 from ._neighbours import Neighbours
 from ._quality import QualityFunction
+from ._source import STATEMENTS, statement
+from ._statements import Hypothesis, ProofStep, Statement, StepCheck, StepStatus, check_step, check_steps
 
 __all__ = [
+    "DATASET_SIZE",
+    "STATEMENTS",
     "Booleans",
     "Categories",
     "Count",
     "Domain",
     "ExpMechError",
     "Grid",
+    "Hypothesis",
     "IntRange",
     "InvalidArgument",
     "InvalidType",
@@ -43,16 +49,23 @@ __all__ = [
     "Neighbours",
     "OutputSpace",
     "PrecisionExhausted",
+    "ProofStep",
     "QualityError",
     "QualityFunction",
     "RationalRange",
     "RecordSchema",
     "Size",
+    "Statement",
+    "StepCheck",
+    "StepStatus",
     "Total",
+    "check_step",
+    "check_steps",
     "count",
     "max_over",
     "mean",
     "min_over",
     "size",
+    "statement",
     "total",
 ]

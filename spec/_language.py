@@ -25,6 +25,7 @@ from ._domains import Domain
 from ._errors import InvalidArgument, InvalidType, describe
 
 __all__ = [
+    "DATASET_SIZE",
     "Count",
     "Mean",
     "OutputSpace",
@@ -72,6 +73,10 @@ class Size(sympy.Function):
 
 AGGREGATES = (Count, Total, Mean, Size)
 
+#: The number of records ``n``, the symbol in which sensitivities of normalised
+#: queries are stated (under add-remove: the size of the smaller dataset).
+DATASET_SIZE = sympy.Symbol("n", integer=True, positive=True)
+
 
 def _sympify(expr: Any, *, name: str) -> sympy.Basic:
     try:
@@ -85,7 +90,7 @@ def count(predicate: Any) -> sympy.Expr:
     pred = _sympify(predicate, name="predicate")
     if isinstance(pred, sympy.Symbol):
         pred = sympy.Eq(pred, 1)
-    if not isinstance(pred, sympy.logic.boolalg.Boolean):
+    if not isinstance(pred, sympy.logic.boolalg.Boolean) or isinstance(pred, sympy.Expr):
         raise InvalidType(
             f"count(predicate={describe(predicate)}) needs a predicate (a comparison or And/Or/Not of them)",
             parameter="predicate",
@@ -111,7 +116,7 @@ def size() -> sympy.Expr:
 
 def _numeric(expr: Any, what: str) -> sympy.Expr:
     value = _sympify(expr, name="expr")
-    if isinstance(value, sympy.logic.boolalg.Boolean):
+    if not isinstance(value, sympy.Expr):
         raise InvalidType(
             f"{what}(expr={describe(expr)}) needs a numeric expression; use count() for a predicate",
             parameter="expr",

@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 import sympy
-from sympy.logic.boolalg import Boolean, BooleanFalse, BooleanTrue
+from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
 from ._errors import InvalidArgument, InvalidType, QualityError, describe
 from ._language import AGGREGATES, Count, Mean, OutputSpace, RecordSchema, Size, Total
@@ -60,7 +60,7 @@ class QualityFunction:
             value = sympy.sympify(expr, strict=True)
         except (sympy.SympifyError, TypeError) as error:
             raise InvalidType(f"expr={describe(expr)} is not a sympy expression: {error}", parameter="expr", value=expr) from None
-        if isinstance(value, Boolean) or not isinstance(value, sympy.Expr):
+        if not isinstance(value, sympy.Expr):
             raise InvalidType(f"expr={describe(expr)} must be numeric, not a predicate", parameter="expr", value=expr)
         self._expr = value
         self._schema = schema

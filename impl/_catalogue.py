@@ -1,0 +1,243 @@
+"""The built-in catalogue of quality functions, and a catalogue of deliberately wrong claims.
+
+Each :class:`CatalogueEntry` is a quality function in the spec language with
+the neighbour relation it is meant for and its *claimed* sensitivity Δq (a
+rational, or an expression in ``n`` = :data:`~expmech.spec.DATASET_SIZE`).
+A claim is only a claim: ``expmech.proofs.prove_sensitivity`` proves or
+refutes it.  :data:`CATALOGUE` holds correct claims, :data:`WRONG_CATALOGUE`
+claims that are wrong on purpose, each saying why, for refutation demos.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import sympy
+
+from expmech.spec import (
+    DATASET_SIZE,
+    Booleans,
+    Categories,
+    Grid,
+    IntRange,
+    InvalidArgument,
+    Neighbours,
+    OutputSpace,
+    QualityFunction,
+    RationalRange,
+    RecordSchema,
+    count,
+    max_over,
+    mean,
+    size,
+    total,
+)
+
+__all__ = ["CATALOGUE", "WRONG_CATALOGUE", "CatalogueEntry", "catalogue_entry"]
+
+n = DATASET_SIZE
+
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    """A quality function with its intended neighbour relation and claimed Δq.
+
+    ``epsilon`` is the mechanism's default ε₀ (weight ``e^{ε₀ q}``);
+    ``wrong`` says why the claim is deliberately wrong (empty for a correct one).
+    """
+
+    name: str
+    description: str
+    quality: QualityFunction
+    neighbours: Neighbours
+    claimed_sensitivity: sympy.Expr
+    epsilon: Fraction = Fraction(1, 2)
+    wrong: str = ""
+
+
+def _median() -> QualityFunction:
+    schema, outputs = RecordSchema(x=IntRange(0, 15)), OutputSpace(r=IntRange(0, 15))
+    x, r = schema["x"], outputs["r"]
+    return QualityFunction(-sympy.Abs(count(x <= r) - size() / 2), schema=schema, outputs=outputs, name="median")
+
+
+def _mode() -> QualityFunction:
+    labels = ("a", "b", "c", "d", "e")
+    schema, outputs = RecordSchema(c=Categories(labels)), OutputSpace(r=Categories(labels))
+    return QualityFunction(count(sympy.Eq(schema["c"], outputs["r"])), schema=schema, outputs=outputs, name="mode")
+
+
+def _top_item() -> QualityFunction:
+    schema = RecordSchema(i1=Booleans(), i2=Booleans(), i3=Booleans(), i4=Booleans())
+    outputs = OutputSpace(r=IntRange(1, 4))
+    r = outputs["r"]
+    chosen = sympy.Or(*[sympy.And(sympy.Eq(r, j), sympy.Eq(schema[f"i{j}"], 1)) for j in range(1, 5)])
+    return QualityFunction(count(chosen), schema=schema, outputs=outputs, name="top-item")
+
+
+def _clamped_sum() -> QualityFunction:
+    schema, outputs = RecordSchema(v=IntRange(0, 20)), OutputSpace(r=IntRange(1, 10))
+    v, r = schema["v"], outputs["r"]
+    return QualityFunction(
+        total(sympy.Min(v, r)) - r * size() / 2, schema=schema, outputs=outputs, name="clamped-sum-threshold"
+    )
+
+
+def _predicate_query() -> QualityFunction:
+    schema = RecordSchema(b1=Booleans(), b2=Booleans(), b3=Booleans())
+    outputs = OutputSpace(a=Grid(tuple(Fraction(i, 4) for i in range(5))))
+    phi = sympy.And(sympy.Eq(schema["b1"], 1), sympy.Eq(schema["b2"], 0))
+    return QualityFunction(
+        -sympy.Abs(count(phi) / size() - outputs["a"]), schema=schema, outputs=outputs, name="predicate-query"
+    )
+
+
+def _halfspace() -> QualityFunction:
+    schema = RecordSchema(x1=Booleans(), x2=Booleans(), x3=Booleans())
+    outputs = OutputSpace(p1=IntRange(-1, 1), p2=IntRange(-1, 1))
+    agree = outputs["p1"] * schema["x1"] + outputs["p2"] * schema["x2"] >= schema["x3"]
+    return QualityFunction(count(agree), schema=schema, outputs=outputs, name="halfspace")
+
+
+def _auction() -> QualityFunction:
+    schema, outputs = RecordSchema(b=IntRange(0, 10)), OutputSpace(p=IntRange(1, 10))
+    p = outputs["p"]
+    return QualityFunction(p * count(schema["b"] >= p), schema=schema, outputs=outputs, name="auction-price")
+
+
+def _hyperparameter() -> QualityFunction:
+    schema = RecordSchema(l1=RationalRange(0, 1), l2=RationalRange(0, 1), l3=RationalRange(0, 1))
+    outputs = OutputSpace(h=IntRange(1, 3))
+    h = outputs["h"]
+    loss = sympy.Piecewise((schema["l1"], sympy.Eq(h, 1)), (schema["l2"], sympy.Eq(h, 2)), (schema["l3"], True))
+    return QualityFunction(-total(loss), schema=schema, outputs=outputs, name="hyperparameter")
+
+
+def _synthetic() -> QualityFunction:
+    """q(D, D̂) = −max_h |Q_h(D) − Q_h(D̂)| for D̂ of m = 2 records of k = 2 bits, H = {x1, x2, x1∧x2}."""
+    schema = RecordSchema(x1=Booleans(), x2=Booleans())
+    outputs = OutputSpace(y11=Booleans(), y12=Booleans(), y21=Booleans(), y22=Booleans())
+    x1, x2 = schema["x1"], schema["x2"]
+    y = outputs
+    index = sympy.Symbol("h", integer=True)
+    on_data = sympy.Piecewise(
+        (count(sympy.Eq(x1, 1)), sympy.Eq(index, 0)),
+        (count(sympy.Eq(x2, 1)), sympy.Eq(index, 1)),
+        (count(sympy.And(sympy.Eq(x1, 1), sympy.Eq(x2, 1))), True),
+    )
+    on_synthetic = sympy.Piecewise(
+        ((y["y11"] + y["y21"]) / 2, sympy.Eq(index, 0)),
+        ((y["y12"] + y["y22"]) / 2, sympy.Eq(index, 1)),
+        ((y["y11"] * y["y12"] + y["y21"] * y["y22"]) / 2, True),
+    )
+    expr = -max_over(sympy.Abs(on_data / size() - on_synthetic), index, range(3))
+    return QualityFunction(expr, schema=schema, outputs=outputs, name="synthetic-data")
+
+
+def _unclamped_sum() -> QualityFunction:
+    schema, outputs = RecordSchema(v=IntRange(None, None)), OutputSpace(r=IntRange(0, 10))
+    return QualityFunction(-sympy.Abs(total(schema["v"]) - outputs["r"]), schema=schema, outputs=outputs, name="unclamped-sum")
+
+
+def _signed_mean() -> QualityFunction:
+    schema = RecordSchema(v=RationalRange(-1, 1))
+    outputs = OutputSpace(r=Grid(tuple(Fraction(i, 2) for i in range(-2, 3))))
+    return QualityFunction(-sympy.Abs(mean(schema["v"]) - outputs["r"]), schema=schema, outputs=outputs, name="signed-mean")
+
+
+CATALOGUE: tuple[CatalogueEntry, ...] = (
+    CatalogueEntry("median", "median by rank: −|#{x <= r} − n/2|", _median(), Neighbours.REPLACE_ONE, sympy.Integer(1)),
+    CatalogueEntry("mode", "most frequent category: #{c = r}", _mode(), Neighbours.REPLACE_ONE, sympy.Integer(1)),
+    CatalogueEntry("top-item", "item with the largest count", _top_item(), Neighbours.REPLACE_ONE, sympy.Integer(1)),
+    CatalogueEntry(
+        "clamped-sum-threshold",
+        "clamping threshold r: Σ min(v, r) − r·n/2",
+        _clamped_sum(),
+        Neighbours.REPLACE_ONE,
+        sympy.Integer(10),
+        epsilon=Fraction(1, 20),
+    ),
+    CatalogueEntry(
+        "predicate-query",
+        "answer a ∈ {0, 1/4, …, 1} to Q_φ, φ = b1 ∧ ¬b2: −|Q_φ(D) − a|",
+        _predicate_query(),
+        Neighbours.REPLACE_ONE,
+        1 / n,
+    ),
+    CatalogueEntry(
+        "halfspace",
+        "halfspace π1·x1 + π2·x2 >= x3 agreeing with most records (π on {−1, 0, 1}²)",
+        _halfspace(),
+        Neighbours.REPLACE_ONE,
+        sympy.Integer(1),
+    ),
+    CatalogueEntry(
+        "auction-price",
+        "digital-goods price p with revenue p·#{b >= p}; Δq depends on p, largest at p = 10",
+        _auction(),
+        Neighbours.REPLACE_ONE,
+        sympy.Integer(10),
+        epsilon=Fraction(1, 20),
+    ),
+    CatalogueEntry(
+        "hyperparameter",
+        "hyperparameter h with the least total loss, per-record losses in [0, 1]",
+        _hyperparameter(),
+        Neighbours.REPLACE_ONE,
+        sympy.Integer(1),
+    ),
+    CatalogueEntry(
+        "synthetic-data",
+        "synthetic D̂ (m = 2, k = 2): −max_h |Q_h(D) − Q_h(D̂)| over H = {x1, x2, x1∧x2}",
+        _synthetic(),
+        Neighbours.REPLACE_ONE,
+        1 / n,
+    ),
+    CatalogueEntry("mode-add-remove", "mode under add-remove", _mode(), Neighbours.ADD_REMOVE, sympy.Integer(1)),
+)
+
+WRONG_CATALOGUE: tuple[CatalogueEntry, ...] = (
+    CatalogueEntry(
+        "unclamped-sum",
+        "−|Σ v − r| with v unbounded",
+        _unclamped_sum(),
+        Neighbours.REPLACE_ONE,
+        sympy.Integer(1),
+        wrong="v is not clamped: one record can move Σ v arbitrarily far",
+    ),
+    CatalogueEntry(
+        "signed-mean-add-remove",
+        "−|mean(v) − r|, v ∈ [−1, 1], under add-remove",
+        _signed_mean(),
+        Neighbours.ADD_REMOVE,
+        1 / n,
+        wrong="adding a record moves the mean by up to 2/(n+1) > 1/n for n >= 2 (v spans an interval of width 2)",
+    ),
+    CatalogueEntry(
+        "median-half",
+        "median by rank, claimed with half its Δq",
+        _median(),
+        Neighbours.REPLACE_ONE,
+        sympy.Rational(1, 2),
+        wrong="one replaced record moves #{x <= r} by 1, not 1/2",
+    ),
+    CatalogueEntry(
+        "auction-unit",
+        "digital-goods auction claimed with Δq = 1",
+        _auction(),
+        Neighbours.REPLACE_ONE,
+        sympy.Integer(1),
+        epsilon=Fraction(1, 20),
+        wrong="one bid changes p·#{b >= p} by p, up to 10",
+    ),
+)
+
+
+def catalogue_entry(name: str) -> CatalogueEntry:
+    """The entry called ``name`` in either catalogue."""
+    for entry in CATALOGUE + WRONG_CATALOGUE:
+        if entry.name == name:
+            return entry
+    known = ", ".join(e.name for e in CATALOGUE + WRONG_CATALOGUE)
+    raise InvalidArgument(f"name={name!r} is not in the catalogue; known: {known}", parameter="name", value=name)
