@@ -41,18 +41,37 @@ def _verify(args: argparse.Namespace) -> int:
     return EXIT_VIOLATION if verdict == "EXCEEDS" else EXIT_INCONCLUSIVE
 
 
+def _spec(args: argparse.Namespace) -> int:
+    from ._spec_report import render_json, render_text, spec_reports
+
+    for name in ("instances", "attempts"):
+        if getattr(args, name) < 1:
+            print(f"expmech spec: --{name}={getattr(args, name)} must be >= 1", file=sys.stderr)
+            return EXIT_USAGE
+    reports = spec_reports(instances=args.instances, attempts=args.attempts, seed=args.seed)
+    print(render_json(reports) if args.format == "json" else render_text(reports))
+    return EXIT_VERIFIED if all(r.holds for r in reports) else EXIT_VIOLATION
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``expmech`` command with ``argv`` (default ``sys.argv[1:]``); return its exit code."""
     parser = argparse.ArgumentParser(prog="expmech", description="Verify the exponential mechanism exactly.")
     commands = parser.add_subparsers(dest="command", required=True)
     verify = commands.add_parser("verify", help="verify mechanisms (default: the built-in catalogue)")
     verify.add_argument("targets", nargs="*", help="module:attr or pyproject.toml")
+    spec = commands.add_parser("spec", help="list every statement of the source with its status")
+    spec.add_argument("--format", choices=("text", "json"), default="text")
+    spec.add_argument("--instances", type=int, default=200, help="random instances per statement")
+    spec.add_argument("--attempts", type=int, default=2000, help="draws per dropped-hypothesis search")
+    spec.add_argument("--seed", type=int, default=0)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return EXIT_USAGE if exit_.code not in (0, None) else 0
     if args.command == "verify":
         return _verify(args)
+    if args.command == "spec":
+        return _spec(args)
     return EXIT_USAGE  # pragma: no cover - argparse enforces the choice
 
 

@@ -361,6 +361,8 @@ USEFULNESS = Statement(
     hypotheses=(Hypothesis("class", "H is a class of queries Q_h"),),
     conclusion=Le(sympy.Symbol("Pr_max_error_gt_alpha", nonnegative=True), delta),
     conclusion_text="with probability >= 1 − δ, |Q_h(A(D)) − Q_h(D)| <= α for all h ∈ H",
+    instantiable=False,
+    note="A definition with nothing to check by itself; the source's use of it is checked in `synthetic-size`.",
 )
 
 BLR = Statement(

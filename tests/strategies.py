@@ -30,6 +30,11 @@ def exp_sums(max_terms: int = 6) -> st.SearchStrategy[ExpSum]:
     return st.lists(st.tuples(rationals(), rationals(-3, 3, 4)), max_size=max_terms).map(ExpSum)
 
 
+def positive_exp_sums(max_terms: int = 4) -> st.SearchStrategy[ExpSum]:
+    """Exponential sums with positive coefficients (so positive values)."""
+    return st.lists(st.tuples(positive_rationals(), rationals(-3, 3, 4)), min_size=1, max_size=max_terms).map(ExpSum)
+
+
 class TableQuality:
     """``q(d, r) = Σ_{x in d} table[x][r]``: per-record contributions, so Δq (replace-one) is their spread."""
 
