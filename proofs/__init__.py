@@ -1,3 +1,6 @@
-"""expmech.proofs: evidence (sensitivity proofs, falsifiers, certificates, the command)."""
+"""expmech.proofs: evidence — sensitivity proofs, falsifiers, conformance, the command."""
 
-__all__: list[str] = []
+from ._outcome import Status
+from ._sensitivity import SensitivityResult, Witness, prove_sensitivity
+
+__all__ = ["SensitivityResult", "Status", "Witness", "prove_sensitivity"]
