@@ -69,6 +69,8 @@ class Size(sympy.Function):
     nargs = 0
     is_integer = True
     is_positive = True
+    is_number = False  # no arguments, yet not a constant: keeps Max/Min from evaluating it
+    is_comparable = False
 
 
 AGGREGATES = (Count, Total, Mean, Size)

@@ -1,0 +1,206 @@
+"""prove_sensitivity: the catalogue's claims proved or refuted, and soundness on generated quality functions."""
+
+import itertools
+from fractions import Fraction
+
+import pytest
+import sympy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from expmech.impl import CATALOGUE, WRONG_CATALOGUE
+from expmech.proofs import Status, prove_sensitivity
+from expmech.spec import (
+    DATASET_SIZE,
+    Booleans,
+    IntRange,
+    InvalidArgument,
+    InvalidType,
+    Neighbours,
+    OutputSpace,
+    QualityFunction,
+    RecordSchema,
+    count,
+    mean,
+    size,
+    total,
+)
+
+n = DATASET_SIZE
+
+
+@pytest.mark.parametrize("entry", CATALOGUE, ids=lambda e: e.name)
+def test_correct_catalogue_entries_are_proved_tight(entry):
+    """Every correct entry is PROVED with its claimed Δq, and a witness attains it exactly."""
+    result = prove_sensitivity(entry.quality, neighbours=entry.neighbours, claimed=entry.claimed_sensitivity)
+    assert result.status is Status.PROVED, result.reason
+    assert sympy.simplify(result.bound - entry.claimed_sensitivity) == 0
+    assert result.tight and result.witness is not None
+    w = result.witness
+    exact = abs(entry.quality(list(w.dataset1), w.output) - entry.quality(list(w.dataset2), w.output))
+    assert exact == w.difference == sympy.Rational(result.bound.subs(n, w.size))
+    assert all(q.result.status == q.expected for q in result.queries)
+    assert all(q.result.smt2.startswith("(set-logic ") for q in result.queries)
+
+
+@pytest.mark.parametrize("entry", WRONG_CATALOGUE, ids=lambda e: e.name)
+def test_wrong_catalogue_entries_are_refuted_with_a_counterexample(entry):
+    """Every deliberately wrong claim is REFUTED by a concrete pair that really exceeds it."""
+    result = prove_sensitivity(entry.quality, neighbours=entry.neighbours, claimed=entry.claimed_sensitivity)
+    assert result.status is Status.REFUTED, result.reason
+    c = result.counterexample
+    exact = abs(entry.quality(list(c.dataset1), c.output) - entry.quality(list(c.dataset2), c.output))
+    assert exact == c.difference > entry.claimed_sensitivity.subs(n, c.size)
+    if entry.neighbours is Neighbours.REPLACE_ONE:
+        assert len(c.dataset1) == len(c.dataset2)
+    else:
+        assert len(c.dataset2) == len(c.dataset1) + 1
+
+
+def test_a_looser_claim_is_proved_and_a_tighter_one_refuted():
+    """Claims above the tight bound are PROVED; below it REFUTED — the option changes the verdict."""
+    median = next(e for e in CATALOGUE if e.name == "median").quality
+    assert prove_sensitivity(median, neighbours="replace-one", claimed=2).status is Status.PROVED
+    assert prove_sensitivity(median, neighbours="replace-one", claimed=Fraction(9, 10)).status is Status.REFUTED
+
+
+def test_neighbour_relation_changes_the_bound():
+    """The same normalised count has Δ 1/n under replace-one and a different bound under add-remove."""
+    schema, outputs = RecordSchema(b=Booleans()), OutputSpace(a=IntRange(0, 1))
+    q = QualityFunction(-sympy.Abs(count(schema["b"]) - outputs["a"] * size()), schema=schema, outputs=outputs)
+    replace = prove_sensitivity(q, neighbours="replace-one")
+    add = prove_sensitivity(q, neighbours="add-remove")
+    assert replace.status is Status.PROVED and replace.bound == 1
+    assert add.status is Status.PROVED and add.bound == 2  # |Δcount| + |a|·|Δsize|: a sound bound
+    assert not add.tight  # the true change is 1: the lifted bound is honest about not being attained
+
+
+def test_solver_budget_exhaustion_is_never_a_proof():
+    """With an rlimit too small to finish, the result is not PROVED (the exhaustive check may still say BOUNDED)."""
+    median = next(e for e in CATALOGUE if e.name == "median").quality
+    result = prove_sensitivity(median, neighbours="replace-one", claimed=1, rlimit=1)
+    assert result.status in (Status.UNKNOWN, Status.BOUNDED)
+    assert "solver inconclusive" in result.reason
+    assert result.proved_bound is None
+
+
+def test_no_rule_falls_back_to_a_bounded_check():
+    """A product of aggregates has no lifting rule: the result is BOUNDED, stating the size checked."""
+    schema, outputs = RecordSchema(x=IntRange(0, 2)), OutputSpace(r=IntRange(0, 1))
+    q = QualityFunction(count(schema["x"] <= outputs["r"]) * count(schema["x"] >= 1), schema=schema, outputs=outputs)
+    result = prove_sensitivity(q, neighbours="replace-one")
+    assert result.status is Status.BOUNDED and result.bounded_size is not None
+    assert "no lifting rule" in result.reason
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, text",
+    [
+        ({"neighbours": "swap"}, InvalidArgument, "neighbours='swap'"),
+        ({"neighbours": "replace-one", "claimed": -1}, InvalidArgument, "must be a rational >= 0"),
+        ({"neighbours": "replace-one", "claimed": sympy.Symbol("m")}, InvalidArgument, "expression in n"),
+        ({"neighbours": "replace-one", "claimed": 0.5}, InvalidArgument, "exact rational"),
+        ({"neighbours": "replace-one", "rlimit": 0}, InvalidArgument, "rlimit=0"),
+    ],
+)
+def test_bad_arguments(kwargs, error, text):
+    """Bad options are refused by name."""
+    median = next(e for e in CATALOGUE if e.name == "median").quality
+    with pytest.raises(error, match=text):
+        prove_sensitivity(median, **kwargs)
+
+
+def test_black_boxes_are_sent_to_the_falsifier():
+    """A plain callable cannot be proved; the error says what to use instead."""
+    with pytest.raises(InvalidType, match="use falsify"):
+        prove_sensitivity(lambda d, r: 0, neighbours="replace-one")
+
+
+# -- soundness on generated quality functions ---------------------------------------------
+
+SCHEMA = RecordSchema(x=IntRange(0, 3), y=Booleans())
+OUTPUTS = OutputSpace(r=IntRange(0, 2))
+X, Y, R = SCHEMA["x"], SCHEMA["y"], OUTPUTS["r"]
+RECORDS = [{"x": a, "y": b} for a in range(4) for b in (False, True)]
+
+leaves = st.sampled_from(
+    [
+        count(X <= R),
+        count(sympy.Eq(Y, 1)),
+        total(X),
+        total(sympy.Min(X, R)),
+        mean(X),
+        size(),
+        R,
+        sympy.Integer(2),
+        count(X >= 2) / size(),
+    ]
+)
+
+
+def _combine(children):
+    return st.one_of(
+        st.tuples(children, children).map(lambda p: p[0] + p[1]),
+        st.tuples(st.integers(-2, 2), children).map(lambda p: p[0] * p[1]),
+        children.map(sympy.Abs),
+        st.tuples(children, children).map(lambda p: sympy.Max(p[0], p[1])),
+        st.tuples(children, children).map(lambda p: sympy.Min(p[0], p[1])),
+        children.map(lambda c: R * c),
+        children.map(lambda c: -c),
+    )
+
+
+expressions = st.recursive(leaves, _combine, max_leaves=5)
+
+
+def _exhaustive_max(q, relation, max_size):
+    """Largest |q(D, r) − q(D', r)| per size over all neighbouring pairs of tuples (an independent path)."""
+    largest = {}
+    for k in range(1, max_size + 1):
+        for data in itertools.product(RECORDS, repeat=k):
+            data = list(data)
+            if relation is Neighbours.REPLACE_ONE:
+                others = [data[:i] + [rec] + data[i + 1 :] for i in range(k) for rec in RECORDS]
+            else:
+                others = [data + [rec] for rec in RECORDS]
+            for other in others:
+                for r in range(3):
+                    gap = abs(q(data, r) - q(other, r))
+                    largest[k] = max(largest.get(k, Fraction(0)), gap)
+    return largest
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(expressions, st.sampled_from([Neighbours.REPLACE_ONE, Neighbours.ADD_REMOVE]), st.fractions(0, 4, max_denominator=4))
+def test_proved_bounds_are_never_exceeded_and_counterexamples_are_real(expr, relation, claim):
+    """PROVED: no neighbouring pair (exhaustive, n <= 2) exceeds the bound; REFUTED: the counterexample exceeds the claim."""
+    try:
+        q = QualityFunction(expr, schema=SCHEMA, outputs=OUTPUTS)
+    except InvalidArgument:
+        return  # e.g. a bare output variable combination that is not numeric
+    free = prove_sensitivity(q, neighbours=relation, search_size=2)
+    largest = _exhaustive_max(q, relation, 2)
+    if free.status is Status.PROVED:
+        for k, gap in largest.items():
+            assert gap <= sympy.Rational(free.bound.subs(n, k)), (expr, k, gap, free.bound)
+    claimed = prove_sensitivity(q, neighbours=relation, claimed=claim, search_size=2)
+    if claimed.status is Status.REFUTED:
+        c = claimed.counterexample
+        assert abs(q(list(c.dataset1), c.output) - q(list(c.dataset2), c.output)) > claim
+    if claimed.status is Status.PROVED:
+        assert all(gap <= claim for gap in largest.values())
+
+
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(expressions, st.sampled_from([Neighbours.REPLACE_ONE, Neighbours.ADD_REMOVE]))
+def test_proved_bounds_hold_exhaustively_up_to_three_records(expr, relation):
+    """Slow tier: the same soundness check over every dataset of up to 3 records."""
+    try:
+        q = QualityFunction(expr, schema=SCHEMA, outputs=OUTPUTS)
+    except InvalidArgument:
+        return
+    result = prove_sensitivity(q, neighbours=relation)
+    if result.status is Status.PROVED:
+        for k, gap in _exhaustive_max(q, relation, 3).items():
+            assert gap <= sympy.Rational(result.bound.subs(n, k))
