@@ -8,7 +8,7 @@ exactly, and neighbouring pairs are compared by table look-up.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -17,7 +17,7 @@ import sympy
 
 from expmech.spec import Neighbours, QualityFunction
 
-__all__ = ["Pair", "SearchSummary", "all_records", "count_multisets", "decode_record", "merge", "record_space_size", "search_pairs"]
+__all__ = ["Pair", "SearchSummary", "all_records", "count_multisets", "decode_record", "merge", "neighbouring_scores", "record_space_size", "search_pairs"]
 
 Codes = dict[sympy.Symbol, Any]
 
@@ -75,6 +75,43 @@ def count_multisets(records: int, size: int) -> int:
     return comb(records + size - 1, size)
 
 
+def neighbouring_scores(
+    quality: QualityFunction,
+    records: list[Codes],
+    outputs: Sequence[Hashable],
+    neighbours: Neighbours,
+    size: int,
+) -> Iterator[tuple[tuple[int, ...], tuple[int, ...], list[Fraction], list[Fraction]]]:
+    """Every neighbouring pair of multisets whose first dataset has ``size`` records, with exact scores.
+
+    Under replace-one a pair is (D, D with one record replaced), both of size
+    ``n``; under add-remove (D, D plus one record) with ``n = |D|``.  Each
+    multiset is scored once for every output.
+    """
+    output_codes = [quality.output_space.encode(r) for r in outputs]
+    sizes = [size, size + 1] if neighbours is Neighbours.ADD_REMOVE else [size]
+    scores: dict[tuple[int, ...], list[Fraction]] = {}
+    for k in sizes:
+        for multiset in itertools.combinations_with_replacement(range(len(records)), k):
+            data = [records[i] for i in multiset]
+            scores[multiset] = [quality.evaluate_codes(data, codes) for codes in output_codes]
+    for multiset, first_scores in scores.items():
+        if len(multiset) != size:
+            continue
+        if neighbours is Neighbours.REPLACE_ONE:
+            for position in sorted(set(multiset)):
+                rest = list(multiset)
+                rest.remove(position)
+                for replacement in range(len(records)):
+                    if replacement != position:
+                        other = tuple(sorted(rest + [replacement]))
+                        yield multiset, other, first_scores, scores[other]
+        else:
+            for added in range(len(records)):
+                other = tuple(sorted(list(multiset) + [added]))
+                yield multiset, other, first_scores, scores[other]
+
+
 def search_pairs(
     quality: QualityFunction,
     records: list[Codes],
@@ -84,47 +121,16 @@ def search_pairs(
     *,
     exhaustive: bool,
 ) -> SearchSummary:
-    """Compare every neighbouring pair of multisets of ``records`` whose first dataset has ``size`` records.
-
-    Under replace-one a pair is (D, D with one record replaced), both of size
-    ``n``; under add-remove (D, D plus one record) with ``n = |D|``.  Returns
-    a pair with the largest exact difference over all outputs.
-    """
-    output_codes = [quality.output_space.encode(r) for r in outputs]
-    sizes = [size, size + 1] if neighbours is Neighbours.ADD_REMOVE else [size]
-    max_size = size
-    scores: dict[tuple[int, ...], list[Fraction]] = {}
-    for size in sizes:
-        for multiset in itertools.combinations_with_replacement(range(len(records)), size):
-            data = [records[i] for i in multiset]
-            scores[multiset] = [quality.evaluate_codes(data, codes) for codes in output_codes]
+    """A neighbouring pair (first dataset of ``size`` records) with the largest exact difference over all outputs."""
     best: dict[int, Pair] = {}
-
-    def consider(size: int, first: tuple[int, ...], second: tuple[int, ...]) -> None:
-        a, b = scores[first], scores[second]
+    datasets = 0
+    for first, second, a, b in neighbouring_scores(quality, records, outputs, neighbours, size):
+        datasets += 1
         index, gap = max(enumerate(abs(x - y) for x, y in zip(a, b)), key=lambda item: item[1])
         current = best.get(size)
         if current is None or gap > current.difference:
             best[size] = Pair(first, second, outputs[index], gap)
-
-    for multiset in scores:
-        size = len(multiset)
-        if neighbours is Neighbours.REPLACE_ONE:
-            if size > max_size:
-                continue
-            for position in sorted(set(multiset)):
-                rest = list(multiset)
-                rest.remove(position)
-                for replacement in range(len(records)):
-                    if replacement > position:
-                        other = tuple(sorted(rest + [replacement]))
-                        consider(size, multiset, other)
-        else:
-            if size > max_size:
-                continue
-            for added in range(len(records)):
-                consider(size, multiset, tuple(sorted(list(multiset) + [added])))
-    return SearchSummary(best, records, len(scores), exhaustive)
+    return SearchSummary(best, records, datasets, exhaustive)
 
 
 def merge(summaries: list[SearchSummary]) -> SearchSummary | None:

@@ -27,3 +27,17 @@ def test_public_callables_have_docstrings(name):
         value = getattr(module, attr)
         if callable(value):
             assert value.__doc__ and value.__doc__.strip(), f"{name}.{attr} has no docstring"
+
+
+def test_strategies_module_all_is_its_public_functions():
+    """expmech.proofs.strategies exports exactly its public strategy functions."""
+    import inspect
+
+    from expmech.proofs import strategies
+
+    defined = {
+        name
+        for name, value in vars(strategies).items()
+        if not name.startswith("_") and inspect.isfunction(value) and value.__module__ == strategies.__name__
+    }
+    assert set(strategies.__all__) == defined

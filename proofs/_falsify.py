@@ -1,0 +1,264 @@
+"""Falsifiers for black-box quality functions: guided search and exhaustive small-domain checks.
+
+A Python callable ``q(dataset, r)`` cannot be proved; it can only be searched.
+:func:`falsify` looks, with hypothesis guided by ``target()``, for neighbouring
+datasets whose quality differs by more than a claimed Δq;
+:func:`falsify_privacy` for datasets on which the exact privacy loss of the
+exponential mechanism exceeds a claimed ε; :func:`exhaustive_check` tries
+every dataset up to a size over a small finite set of records.  Their results
+are TESTED (no violation found), BOUNDED (exhaustive, up to the stated size) or
+REFUTED (a counterexample, re-evaluated exactly) — never PROVED.  Each records
+the seed and the hypothesis version.  The floats passed to ``target()`` only
+steer the search; every verdict is an exact comparison.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import hypothesis
+import sympy
+from hypothesis import HealthCheck, given, settings, target
+from hypothesis import strategies as st
+
+from expmech.impl import ExponentialMechanism
+from expmech.spec import DATASET_SIZE, InvalidArgument, InvalidType, Neighbours, RecordSchema
+from expmech.spec._errors import describe
+from expmech.spec._validate import as_rational
+
+from . import strategies as strategies_module
+from ._outcome import Status
+from ._sensitivity import Witness, _parse_claim
+
+__all__ = ["FalsificationResult", "exhaustive_check", "falsify", "falsify_privacy"]
+
+
+@dataclass(frozen=True)
+class FalsificationResult:
+    """What a falsifier found: TESTED, BOUNDED or REFUTED, never PROVED.
+
+    ``largest`` is the largest exact difference (or loss enclosure's upper
+    end, for privacy) seen; ``examples`` how many pairs were evaluated;
+    ``seed`` and ``hypothesis_version`` make a hypothesis run reproducible.
+    """
+
+    status: Status
+    method: str
+    examples: int
+    largest: Fraction
+    counterexample: Witness | None
+    reason: str
+    seed: int | None = None
+    hypothesis_version: str = hypothesis.__version__
+    bounded_size: int | None = None
+    found_at: int | None = None  # the example number of the first violation, before shrinking
+
+
+class _Found(Exception):
+    def __init__(self, witness: Witness) -> None:
+        super().__init__(witness)
+        self.witness = witness
+
+
+def _check_callable(quality: Any) -> Callable[[Any, Any], Any]:
+    if not callable(quality):
+        raise InvalidType(f"quality={describe(quality)} must be callable as quality(dataset, r)", parameter="quality", value=quality)
+    return quality
+
+
+def _claim_at(claim: sympy.Expr, size: int) -> Fraction:
+    value = sympy.Rational(claim.subs(DATASET_SIZE, size)) if claim.free_symbols else sympy.Rational(claim)
+    return Fraction(int(value.p), int(value.q))
+
+
+def _pair_strategy(schema: RecordSchema | None, pairs: st.SearchStrategy[Any] | None, relation: Neighbours, max_size: int) -> st.SearchStrategy[Any]:
+    if pairs is not None:
+        return pairs
+    if schema is None:
+        raise InvalidArgument("give schema= (a RecordSchema) or pairs= (a strategy of neighbouring pairs)", parameter="schema", value=None)
+    return strategies_module.neighbouring_datasets(schema, neighbours=relation, max_size=max_size)
+
+
+def _run(test: Callable[[], None], max_examples: int, seed: int) -> Witness | None:
+    configured = settings(
+        max_examples=max_examples,
+        database=None,
+        deadline=None,
+        derandomize=False,
+        suppress_health_check=list(HealthCheck),
+        phases=[hypothesis.Phase.generate, hypothesis.Phase.target, hypothesis.Phase.shrink],
+    )(test)
+    try:
+        hypothesis.seed(seed)(configured)()
+    except _Found as found:
+        return found.witness
+    return None
+
+
+def falsify(
+    quality: Callable[[Any, Any], Any],
+    *,
+    neighbours: Any,
+    claimed: Any,
+    outputs: Sequence[Hashable],
+    schema: RecordSchema | None = None,
+    pairs: st.SearchStrategy[Any] | None = None,
+    max_examples: int = 500,
+    max_size: int = 6,
+    seed: int = 0,
+) -> FalsificationResult:
+    """Search for neighbouring datasets with ``|q(D, r) − q(D', r)| > claimed``.
+
+    Datasets come from ``schema`` (via :mod:`expmech.proofs.strategies`) or
+    from ``pairs``, a strategy of neighbouring pairs.  ``claimed`` is a
+    rational or an expression in ``n`` (the size of the first dataset).  The
+    search maximises the difference with ``hypothesis.target``; a violation is
+    shrunk and returned as REFUTED, otherwise the result is TESTED.
+    """
+    q = _check_callable(quality)
+    relation = Neighbours.parse(neighbours)
+    claim = _parse_claim(claimed)
+    if claim is None:
+        raise InvalidArgument("claimed must be given: a falsifier tests a claim", parameter="claimed", value=None)
+    choices = list(outputs)
+    if not choices:
+        raise InvalidArgument("outputs must not be empty", parameter="outputs", value=outputs)
+    strategy = _pair_strategy(schema, pairs, relation, max_size)
+    state: dict[str, Any] = {"examples": 0, "largest": Fraction(0)}
+
+    @given(strategy)
+    def test(pair: Any) -> None:
+        first, second = pair
+        state["examples"] += 1
+        best, at = Fraction(0), choices[0]
+        for r in choices:
+            gap = abs(as_rational(q(first, r), name="quality") - as_rational(q(second, r), name="quality"))
+            if gap > best:
+                best, at = gap, r
+        state["largest"] = max(state["largest"], best)
+        limit = _claim_at(claim, len(first))
+        target(float(best - limit), label="difference above the claim")
+        if best > limit:
+            state.setdefault("found_at", state["examples"])
+            raise _Found(Witness(tuple(first), tuple(second), at, best, len(first)))
+
+    witness = _run(test, _check_examples(max_examples), seed)
+    if witness is not None:
+        return FalsificationResult(
+            Status.REFUTED, "hypothesis", state["examples"], state["largest"], witness,
+            f"|q(D, r) − q(D', r)| = {witness.difference} > claimed {_claim_at(claim, witness.size)} at r={witness.output!r}", seed,
+            found_at=state["found_at"],
+        )
+    return FalsificationResult(
+        Status.TESTED, "hypothesis", state["examples"], state["largest"], None,
+        f"no violation in {state['examples']} neighbouring pairs (largest difference {state['largest']})", seed,
+    )
+
+
+def falsify_privacy(
+    quality: Callable[[Any, Any], Any],
+    *,
+    epsilon: Any,
+    outputs: Sequence[Hashable],
+    claimed_epsilon: Any,
+    neighbours: Any,
+    schema: RecordSchema | None = None,
+    pairs: st.SearchStrategy[Any] | None = None,
+    base_measure: Any = None,
+    max_examples: int = 300,
+    max_size: int = 6,
+    seed: int = 0,
+) -> FalsificationResult:
+    """Search for neighbouring datasets where the mechanism's exact privacy loss exceeds ``claimed_epsilon``.
+
+    The mechanism is ``ExponentialMechanism(quality, epsilon=epsilon,
+    outputs=outputs, base_measure=base_measure)``; each loss is exact and
+    compared exactly with the claim.  REFUTED with the pair, or TESTED.
+    """
+    mech = ExponentialMechanism(_check_callable(quality), epsilon=epsilon, outputs=outputs, base_measure=base_measure)
+    bound = as_rational(claimed_epsilon, name="claimed_epsilon")
+    relation = Neighbours.parse(neighbours)
+    strategy = _pair_strategy(schema, pairs, relation, max_size)
+    state: dict[str, Any] = {"examples": 0, "largest": Fraction(0)}
+
+    @given(strategy)
+    def test(pair: Any) -> None:
+        first, second = pair
+        state["examples"] += 1
+        loss = mech.privacy_loss(first, second)
+        high = loss.enclose(20)[1]
+        state["largest"] = max(state["largest"], high)
+        target(float(high), label="privacy loss")
+        if loss > bound:
+            state.setdefault("found_at", state["examples"])
+            raise _Found(Witness(tuple(first), tuple(second), loss.output, high, len(first)))
+
+    witness = _run(test, _check_examples(max_examples), seed)
+    if witness is not None:
+        return FalsificationResult(
+            Status.REFUTED, "hypothesis", state["examples"], state["largest"], witness,
+            f"exact privacy loss > {bound} (about {float(witness.difference):.6g}) at r={witness.output!r}", seed,
+            found_at=state["found_at"],
+        )
+    return FalsificationResult(
+        Status.TESTED, "hypothesis", state["examples"], state["largest"], None,
+        f"no pair in {state['examples']} had privacy loss > {bound}", seed,
+    )
+
+
+def exhaustive_check(
+    quality: Callable[[Any, Any], Any],
+    *,
+    neighbours: Any,
+    claimed: Any,
+    records: Sequence[Any],
+    outputs: Sequence[Hashable],
+    max_size: int = 3,
+) -> FalsificationResult:
+    """Try every dataset of at most ``max_size`` records drawn from ``records``, and every neighbour of it.
+
+    BOUNDED when no pair exceeds ``claimed`` (the statement holds for those
+    datasets, and says nothing beyond them), REFUTED otherwise.
+    """
+    q = _check_callable(quality)
+    relation = Neighbours.parse(neighbours)
+    claim = _parse_claim(claimed)
+    if claim is None:
+        raise InvalidArgument("claimed must be given", parameter="claimed", value=None)
+    pool, choices = list(records), list(outputs)
+    if not pool or not choices:
+        raise InvalidArgument("records and outputs must not be empty", parameter="records", value=records)
+    examples, largest = 0, Fraction(0)
+    for size in range(1, _check_examples(max_size) + 1):
+        limit = _claim_at(claim, size)
+        for data in itertools.product(pool, repeat=size):
+            first = list(data)
+            if relation is Neighbours.REPLACE_ONE:
+                others = [first[:i] + [rec] + first[i + 1 :] for i in range(size) for rec in pool]
+            else:
+                others = [first + [rec] for rec in pool]
+            for second in others:
+                examples += 1
+                for r in choices:
+                    gap = abs(as_rational(q(first, r), name="quality") - as_rational(q(second, r), name="quality"))
+                    largest = max(largest, gap)
+                    if gap > limit:
+                        return FalsificationResult(
+                            Status.REFUTED, "exhaustive", examples, largest, Witness(tuple(first), tuple(second), r, gap, size),
+                            f"|q(D, r) − q(D', r)| = {gap} > claimed {limit} at r={r!r}", bounded_size=size,
+                            found_at=examples,
+                        )
+    return FalsificationResult(
+        Status.BOUNDED, "exhaustive", examples, largest, None,
+        f"holds for every dataset of at most {max_size} records from the {len(pool)} given", bounded_size=max_size,
+    )
+
+
+def _check_examples(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidArgument(f"max_examples={describe(value)} must be an int >= 1", parameter="max_examples", value=value)
+    return value

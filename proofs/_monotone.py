@@ -1,0 +1,197 @@
+"""Monotonicity: does a change of one record move q(·, r) the same way for every r?
+
+With a monotone quality the privacy theorem improves from ``2 ε₀ Δq`` to
+``ε₀ Δq``.  :func:`prove_monotone` proves it by rules over the expression, with
+z3 deciding the sign of each per-record term, or refutes it with a concrete
+neighbouring pair on which two outputs move in opposite directions.
+
+Under add-remove (adding a record): ``count`` and ``size`` never decrease;
+``total(f)`` moves with the sign of ``f`` when z3 proves it constant over all
+records and outputs; sums of terms moving the same way, multiples by a factor
+of constant sign, ``Max``/``Min`` of terms moving the same way, and a
+``Piecewise`` with data-free conditions whose branches move the same way keep
+their direction.  Under replace-one the rule is that the data enter only
+through terms free of ``r`` added to the rest, so a change moves every output
+by the same amount.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy
+
+from expmech.spec import Count, InvalidType, Mean, Neighbours, QualityFunction, Size, Total
+from expmech.spec._errors import describe
+
+from ._outcome import Status
+from ._search import all_records, decode_record, neighbouring_scores, record_space_size
+from ._sensitivity import _NoRule, _Prover, _Unknown
+from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, check, z3_version
+
+__all__ = ["MonotonicityResult", "prove_monotone"]
+
+AGGREGATES = (Count, Total, Mean, Size)
+
+
+@dataclass(frozen=True)
+class MonotonicityResult:
+    """The outcome of :func:`prove_monotone`.
+
+    ``direction`` is ``"non-decreasing"`` / ``"non-increasing"`` (adding a
+    record, under add-remove) or ``"uniform"`` (replace-one: every output moves
+    by the same amount) when PROVED.  ``counterexample`` holds two neighbouring
+    datasets and two outputs that move in opposite directions.
+    """
+
+    status: Status
+    neighbours: Neighbours
+    direction: str | None
+    reason: str
+    counterexample: tuple[tuple[Any, ...], tuple[Any, ...], Hashable, Hashable] | None = None
+    queries: tuple[Query, ...] = ()
+    solver: str = field(default_factory=lambda: f"z3 {z3_version()}")
+
+
+def _has_data(expr: sympy.Basic) -> bool:
+    return bool(expr.atoms(*AGGREGATES)) or isinstance(expr, Size)
+
+
+class _Directions:
+    def __init__(self, prover: _Prover) -> None:
+        self.prover = prover
+
+    def sign_of_term(self, body: sympy.Basic) -> int:
+        """+1 if body >= 0 for every record and output, −1 if <= 0, else raise _NoRule."""
+        prover = self.prover
+        constraints = prover.output_domain + prover.record_domain["a"]
+        term = prover._translate(body, "a")
+        negative = check(constraints + [term < 0], rlimit=prover.rlimit, timeout_ms=prover.timeout_ms)
+        prover.queries.append(Query(f"{body} < 0 somewhere", "unsat", negative))
+        if negative.status == "unsat":
+            return 1
+        positive = check(constraints + [term > 0], rlimit=prover.rlimit, timeout_ms=prover.timeout_ms)
+        prover.queries.append(Query(f"{body} > 0 somewhere", "unsat", positive))
+        if positive.status == "unsat":
+            return -1
+        if "unknown" in (negative.status, positive.status):
+            raise _Unknown(f"z3 could not decide the sign of {body}")
+        raise _NoRule(f"the record term {body} takes both signs")
+
+    def sign_of_factor(self, factor: sympy.Expr) -> int:
+        """The constant sign (+1, −1, or 0 when identically 0) of a data-free factor over the outputs."""
+        low, high = self._range(factor)
+        if low >= 0 and high > 0:
+            return 1
+        if high <= 0 and low < 0:
+            return -1
+        if low == high == 0:
+            return 0
+        raise _NoRule(f"the factor {factor} changes sign over the outputs")
+
+    def _range(self, factor: sympy.Expr) -> tuple[Any, Any]:
+        from expmech.spec._quality import _compile
+
+        quality = self.prover.quality
+        if factor.is_Rational:
+            return factor, factor
+        if not quality.output_space.is_finite:
+            raise _NoRule(f"the factor {factor} ranges over an infinite output space")
+        evaluate = _compile(factor)
+        values = [evaluate(quality.output_space.encode(r), []) for r in quality.outputs()]
+        return min(values), max(values)
+
+    def direction(self, expr: sympy.Basic) -> int:
+        """+1 (non-decreasing when a record is added), −1, or 0 (unchanged); raise _NoRule otherwise."""
+        if not _has_data(expr):
+            return 0
+        if isinstance(expr, Size | Count):
+            return 1
+        if isinstance(expr, Total):
+            return self.sign_of_term(expr.args[0])
+        if isinstance(expr, Mean):
+            raise _NoRule("a mean can move either way when a record is added")
+        if isinstance(expr, sympy.Add | sympy.Max | sympy.Min):
+            return _combine([self.direction(arg) for arg in expr.args], expr)
+        if isinstance(expr, sympy.Mul):
+            data = [f for f in expr.args if _has_data(f)]
+            constants = [f for f in expr.args if not _has_data(f)]
+            if len(data) != 1:
+                raise _NoRule(f"a product of data-dependent factors {expr}")
+            sign = self.sign_of_factor(sympy.Mul(*constants)) if constants else 1
+            return sign * self.direction(data[0])
+        if isinstance(expr, sympy.Piecewise):
+            if any(_has_data(pair.cond) for pair in expr.args):
+                raise _NoRule("a Piecewise condition depends on the data")
+            return _combine([self.direction(pair.expr) for pair in expr.args], expr)
+        raise _NoRule(f"no monotonicity rule for {type(expr).__name__}")
+
+
+def _combine(directions: list[int], expr: sympy.Basic) -> int:
+    moving = {d for d in directions if d != 0}
+    if len(moving) > 1:
+        raise _NoRule(f"the parts of {expr} move in opposite directions")
+    return moving.pop() if moving else 0
+
+
+def _uniform_in_r(quality: QualityFunction) -> bool:
+    """Replace-one rule: every data-dependent additive term is free of the output variables."""
+    outputs = set(quality.output_space.symbols)
+    return not any(_has_data(term) and term.free_symbols & outputs for term in sympy.Add.make_args(quality.expr))
+
+
+def prove_monotone(
+    quality: QualityFunction,
+    *,
+    neighbours: Any,
+    rlimit: int = DEFAULT_RLIMIT,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    search_size: int = 2,
+) -> MonotonicityResult:
+    """Prove or refute that neighbouring datasets move ``q(·, r)`` the same way for every ``r``.
+
+    Returns a frozen :class:`MonotonicityResult`: PROVED with the direction;
+    REFUTED with two neighbouring datasets and outputs ``r_up``, ``r_down``
+    where ``q`` rises at one and falls at the other (found by an exact search
+    over datasets of at most ``search_size`` records); otherwise UNKNOWN with
+    the reason.
+    """
+    if not isinstance(quality, QualityFunction):
+        raise InvalidType(f"quality={describe(quality)} must be an expmech.spec.QualityFunction", parameter="quality", value=quality)
+    relation = Neighbours.parse(neighbours)
+    prover = _Prover(quality, relation, rlimit, timeout_ms)
+    reason = ""
+    try:
+        if relation is Neighbours.ADD_REMOVE:
+            sign = _Directions(prover).direction(quality.expr)
+            direction = {1: "non-decreasing", -1: "non-increasing", 0: "constant"}[sign]
+            return MonotonicityResult(Status.PROVED, relation, direction, f"adding a record: q is {direction} for every r", queries=tuple(prover.queries))
+        if _uniform_in_r(quality):
+            return MonotonicityResult(Status.PROVED, relation, "uniform", "every output moves by the same amount", queries=tuple(prover.queries))
+        reason = "the data enter through terms that depend on r"
+    except _NoRule as error:
+        reason = str(error)
+    except _Unknown as error:
+        reason = f"solver inconclusive: {error}"
+    space = record_space_size(quality)
+    if quality.output_space.is_finite and space is not None and space <= 64:
+        records = all_records(quality)
+        outputs = quality.outputs()
+        for size in range(1, search_size + 1):
+            for first, second, a, b in neighbouring_scores(quality, records, outputs, relation, size):
+                up = next((i for i, (x, y) in enumerate(zip(a, b)) if y > x), None)
+                down = next((i for i, (x, y) in enumerate(zip(a, b)) if y < x), None)
+                if up is not None and down is not None:
+                    d1 = tuple(decode_record(quality, records[i]) for i in first)
+                    d2 = tuple(decode_record(quality, records[i]) for i in second)
+                    return MonotonicityResult(
+                        Status.REFUTED,
+                        relation,
+                        None,
+                        f"from {d1} to {d2}, q rises at r={outputs[up]!r} and falls at r={outputs[down]!r}",
+                        (d1, d2, outputs[up], outputs[down]),
+                        tuple(prover.queries),
+                    )
+    return MonotonicityResult(Status.UNKNOWN, relation, None, reason or "no rule and no counterexample", queries=tuple(prover.queries))

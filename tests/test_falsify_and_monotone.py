@@ -1,0 +1,127 @@
+"""Falsifiers for black boxes, the public strategies, and prove_monotone."""
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+
+from expmech.impl import CATALOGUE, WRONG_CATALOGUE
+from expmech.proofs import Status, exhaustive_check, falsify, falsify_privacy, prove_monotone
+from expmech.proofs import strategies as em_st
+from expmech.spec import Booleans, Categories, IntRange, InvalidArgument, Neighbours, RecordSchema
+
+
+@pytest.mark.parametrize("entry", WRONG_CATALOGUE, ids=lambda e: e.name)
+def test_falsifier_finds_every_wrong_claim_within_500_examples(entry):
+    """Treated as a black box, each wrong entry is REFUTED quickly, with a real counterexample."""
+    q = entry.quality
+    result = falsify(q, neighbours=entry.neighbours, claimed=entry.claimed_sensitivity, outputs=q.outputs(), schema=q.schema)
+    assert result.status is Status.REFUTED and result.found_at <= 500
+    c = result.counterexample
+    assert abs(q(list(c.dataset1), c.output) - q(list(c.dataset2), c.output)) == c.difference
+    assert result.seed == 0 and result.hypothesis_version
+
+
+def test_falsifier_never_proves():
+    """A correct claim gives TESTED, not PROVED, and a black box with floats still compares exactly."""
+    median = next(e for e in CATALOGUE if e.name == "median").quality
+    result = falsify(median, neighbours="replace-one", claimed=1, outputs=median.outputs(), schema=median.schema, max_examples=60)
+    assert result.status is Status.TESTED and result.largest <= 1
+
+
+def test_falsify_privacy_against_the_theorem():
+    """The exact loss never exceeds 2εΔq (TESTED) but does exceed εΔq for the median (REFUTED)."""
+    median = next(e for e in CATALOGUE if e.name == "median").quality
+    common = dict(epsilon=1, outputs=median.outputs(), neighbours="replace-one", schema=median.schema, max_examples=60)
+    assert falsify_privacy(median, claimed_epsilon=2, **common).status is Status.TESTED
+    refuted = falsify_privacy(median, claimed_epsilon=1, **common)
+    assert refuted.status is Status.REFUTED
+
+
+def test_exhaustive_check_is_bounded_and_states_its_size():
+    """Exhaustive checks say BOUNDED with the size, or REFUTED with the first violating pair."""
+    median = next(e for e in CATALOGUE if e.name == "median").quality
+    ok = exhaustive_check(median, neighbours="replace-one", claimed=1, records=range(4), outputs=range(4), max_size=3)
+    assert ok.status is Status.BOUNDED and ok.bounded_size == 3
+    bad = exhaustive_check(median, neighbours="replace-one", claimed=Fraction(1, 2), records=range(4), outputs=range(4))
+    assert bad.status is Status.REFUTED and bad.counterexample.difference > Fraction(1, 2)
+
+
+def test_falsifier_bad_arguments():
+    """Missing schema/pairs, a missing claim or a non-callable are refused by name."""
+    with pytest.raises(InvalidArgument, match="give schema="):
+        falsify(lambda d, r: 0, neighbours="replace-one", claimed=1, outputs=[0])
+    with pytest.raises(InvalidArgument, match="claimed must be given"):
+        falsify(lambda d, r: 0, neighbours="replace-one", claimed=None, outputs=[0], schema=RecordSchema(x=IntRange(0, 1)))
+    with pytest.raises(InvalidArgument, match="quality=3"):
+        falsify(3, neighbours="replace-one", claimed=1, outputs=[0], schema=RecordSchema(x=IntRange(0, 1)))
+
+
+SCHEMA = RecordSchema(x=IntRange(0, 5), flag=Booleans(), c=Categories(("a", "b")))
+
+
+@given(em_st.neighbouring_datasets(SCHEMA, neighbours="replace-one", max_size=5))
+def test_replace_one_pairs_differ_in_one_position(pair):
+    """Replace-one pairs have equal sizes and differ in at most one record."""
+    first, second = pair
+    assert len(first) == len(second) >= 1
+    assert sum(a != b for a, b in zip(first, second)) <= 1
+    for record in first + second:
+        SCHEMA.encode(record)
+
+
+@given(em_st.neighbouring_datasets(SCHEMA, neighbours=Neighbours.ADD_REMOVE, max_size=5))
+def test_add_remove_pairs_add_one_record(pair):
+    """Add-remove pairs: the second is the first with one record inserted."""
+    first, second = pair
+    assert len(second) == len(first) + 1
+    assert any(second[:i] + second[i + 1 :] == first for i in range(len(second)))
+
+
+@given(em_st.epsilons(), em_st.base_measures(range(4)))
+def test_epsilons_and_measures_are_valid(epsilon, measure):
+    """ε > 0 exactly; measures are non-negative and not all zero."""
+    assert isinstance(epsilon, Fraction) and epsilon > 0
+    assert all(v >= 0 for v in measure.values()) and any(measure.values())
+
+
+def test_strategy_arguments_are_validated():
+    """Bad strategy arguments fail eagerly, by name."""
+    with pytest.raises(InvalidArgument, match="min_value=0 must be > 0"):
+        em_st.epsilons(min_value=0)
+    with pytest.raises(InvalidArgument, match="max_size=0"):
+        em_st.datasets(SCHEMA, max_size=0)
+
+
+@pytest.mark.parametrize(
+    "name, relation, status, direction",
+    [
+        ("mode-add-remove", "add-remove", Status.PROVED, "non-decreasing"),
+        ("hyperparameter", "add-remove", Status.PROVED, "non-increasing"),
+        ("median", "add-remove", Status.REFUTED, None),
+        ("mode", "replace-one", Status.REFUTED, None),
+    ],
+)
+def test_monotonicity_on_the_catalogue(name, relation, status, direction):
+    """Counts are monotone under add-remove; the median and the mode under replace-one are not."""
+    entry = next(e for e in CATALOGUE if e.name == name)
+    result = prove_monotone(entry.quality, neighbours=relation)
+    assert result.status is status and result.direction == direction
+    if status is Status.REFUTED:
+        d1, d2, up, down = result.counterexample
+        q = entry.quality
+        assert q(list(d2), up) > q(list(d1), up) and q(list(d2), down) < q(list(d1), down)
+
+
+def test_monotone_proof_agrees_with_exhaustive_evidence():
+    """A PROVED non-decreasing quality never falls when a record is added (every dataset up to 3 records)."""
+    import itertools
+
+    entry = next(e for e in CATALOGUE if e.name == "mode-add-remove")
+    q = entry.quality
+    labels = ("a", "b", "c", "d", "e")
+    for size in range(1, 4):
+        for data in itertools.product(labels, repeat=size):
+            for extra in labels:
+                for r in labels:
+                    assert q(list(data) + [extra], r) >= q(list(data), r)
