@@ -327,6 +327,12 @@ def _at(expr: sympy.Expr, size: int) -> sympy.Expr:
 def _parse_claim(claimed: Any) -> sympy.Expr | None:
     if claimed is None:
         return None
+    if isinstance(claimed, str):
+        if not claimed.strip() or any(c not in "0123456789n+-*/() " for c in claimed):
+            raise InvalidArgument(
+                f"claimed={claimed!r} must be written with integers, n, + - * / and parentheses", parameter="claimed", value=claimed
+            )
+        claimed = sympy.sympify(claimed, locals={"n": n})
     try:
         value = sympy.sympify(claimed, strict=True) if not isinstance(claimed, Fraction) else _rational(claimed)
     except (sympy.SympifyError, TypeError):

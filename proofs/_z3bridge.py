@@ -90,10 +90,25 @@ def _smt2(assertions: Iterable[z3.BoolRef], logic: str) -> str:
 
 
 def _logic(assertions: list[z3.BoolRef]) -> str:
-    sorts = {str(v.sort()) for a in assertions for v in _variables(a)}
+    sorts: set[str] = set()
+    seen: set[int] = set()
+    nonlinear = False
+    stack: list[z3.ExprRef] = list(assertions)
+    while stack:
+        e = stack.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        sorts.add(str(e.sort()))
+        children = e.children()
+        if z3.is_app(e) and e.decl().kind() in (z3.Z3_OP_MUL, z3.Z3_OP_DIV, z3.Z3_OP_IDIV):
+            if sum(1 for c in children if not (z3.is_int_value(c) or z3.is_rational_value(c))) >= 2:
+                nonlinear = True
+        stack.extend(children)
+    arithmetic = "N" if nonlinear else "L"
     if "Int" in sorts and "Real" in sorts:
-        return "QF_LIRA"
-    return "QF_LRA" if "Real" in sorts else "QF_LIA"
+        return f"QF_{arithmetic}IRA"
+    return f"QF_{arithmetic}RA" if "Real" in sorts else f"QF_{arithmetic}IA"
 
 
 def _variables(expr: z3.ExprRef) -> set[z3.ExprRef]:

@@ -28,7 +28,9 @@ from ._language import (
     total,
 )
 from ._neighbours import Neighbours
+from ._privacy import derive_epsilon
 from ._quality import QualityFunction
+from ._serial import quality_from_json, quality_to_json, rational_from_text, rational_text
 from ._source import STATEMENTS, statement
 from ._statements import Hypothesis, ProofStep, Statement, StepCheck, StepStatus, check_step, check_steps
 
@@ -62,9 +64,14 @@ __all__ = [
     "check_step",
     "check_steps",
     "count",
+    "derive_epsilon",
     "max_over",
     "mean",
     "min_over",
+    "quality_from_json",
+    "quality_to_json",
+    "rational_from_text",
+    "rational_text",
     "size",
     "statement",
     "total",

@@ -1,10 +1,13 @@
 """Shared test configuration: hypothesis profiles.
 
+
 ``CI`` set (as in ``.ci/run``) selects hypothesis' built-in derandomised
 ``ci`` profile; otherwise ``dev``.  ``HYPOTHESIS_PROFILE`` overrides both.
 """
 
 import os
+
+pytest_plugins = ["pytester"]
 
 from hypothesis import HealthCheck, settings
 

