@@ -266,6 +266,7 @@ def certify(
     neighbours: Any,
     claimed: Any = None,
     base_measure: Any = None,
+    outputs: Any = None,
     pairs: int = 20,
     seed: int = 0,
     **prover_options: Any,
@@ -278,7 +279,9 @@ def certify(
     :func:`prove_sensitivity`, monotonicity with :func:`prove_monotone`, ε
     derived from the spec's privacy statement (``2 ε₀ Δq``, or ``ε₀ Δq`` when
     monotone) and checked on ``pairs`` generated neighbouring pairs exactly.
-    Unless the sensitivity is PROVED, no ε is certified.
+    ``outputs`` restricts the mechanism's range to a list of outputs of the
+    output space (the sensitivity proof covers the whole space).  Unless the
+    sensitivity is PROVED, no ε is certified.
     """
     if not isinstance(quality, QualityFunction):
         raise InvalidType(
@@ -286,16 +289,21 @@ def certify(
             parameter="quality",
             value=quality,
         )
-    if not quality.output_space.is_finite:
-        raise InvalidArgument("the output space must be finite to certify a mechanism over it", parameter="quality", value=quality)
+    if outputs is None and not quality.output_space.is_finite:
+        raise InvalidArgument("the output space must be finite (or outputs= given) to certify a mechanism", parameter="outputs", value=None)
     epsilon0 = positive_rational(epsilon, name="epsilon")
     relation = Neighbours.parse(neighbours)
     if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 0:
         raise InvalidArgument(f"pairs={describe(pairs)} must be an int >= 0", parameter="pairs", value=pairs)
-    outputs = quality.outputs()
+    if outputs is None:
+        outputs = quality.outputs()
+    else:
+        outputs = list(outputs)
+        for r in outputs:
+            quality.output_space.encode(r, name="outputs[…]")
     mech = ExponentialMechanism(quality, epsilon=epsilon0, outputs=outputs, base_measure=base_measure)
-    sensitivity = prove_sensitivity(quality, neighbours=relation, claimed=claimed, **prover_options)
-    monotone = prove_monotone(quality, neighbours=relation)
+    sensitivity = prove_sensitivity(quality, neighbours=relation, claimed=claimed, outputs=outputs, **prover_options)
+    monotone = prove_monotone(quality, neighbours=relation, outputs=outputs)
     claims = [_sensitivity_claim(sensitivity), _monotone_claim(monotone)]
     status = sensitivity.status
     epsilon_text = None

@@ -202,7 +202,8 @@ def check_certificate(certificate: Any, *, solvers: tuple[str, ...] = ("z3", "cv
             record("witness attains the bound", Fraction(str(sympy.Rational(bound.subs(DATASET_SIZE, size)))) == difference, f"bound {bound} at n={size}")
         if kind == "counterexample" and claimed is not None:
             record("counterexample exceeds the claim", difference > Fraction(str(sympy.Rational(claimed.subs(DATASET_SIZE, size)))), f"claim {claimed} at n={size}")
-    _regenerate(quality, relation, sensitivity, record, notes)
+    outputs = [_output(r) for r in predicate["mechanism"]["outputs"]]
+    _regenerate(quality, relation, sensitivity, record, notes, outputs)
     privacy = claims.get("privacy")
     epsilon = predicate["epsilon"]
     if predicate["dp_claim"]:
@@ -227,7 +228,7 @@ def check_certificate(certificate: Any, *, solvers: tuple[str, ...] = ("z3", "cv
     return _report(checks, predicate["status"], epsilon, notes)
 
 
-def _regenerate(quality: Any, relation: Neighbours, sensitivity: dict[str, Any], record: Any, notes: list[str]) -> None:
+def _regenerate(quality: Any, relation: Neighbours, sensitivity: dict[str, Any], record: Any, notes: list[str], outputs: list[Any]) -> None:
     """Re-run the prover on the rebuilt quality: the verdict, the bound and the queries must be the recorded ones.
 
     Re-running the recorded queries alone would accept a query swapped for a
@@ -237,7 +238,7 @@ def _regenerate(quality: Any, relation: Neighbours, sensitivity: dict[str, Any],
     from ._z3bridge import z3_version
 
     claimed = sensitivity.get("claimed")
-    fresh = prove_sensitivity(quality, neighbours=relation, claimed=None if claimed is None else _expr(claimed))
+    fresh = prove_sensitivity(quality, neighbours=relation, claimed=None if claimed is None else _expr(claimed), outputs=outputs)
     record("sensitivity verdict reproduced", str(fresh.status) == sensitivity["status"], f"re-proved {fresh.status}, recorded {sensitivity['status']}")
     fresh_bound = None if fresh.bound is None else ("oo" if fresh.bound is sympy.oo else str(sympy.simplify(fresh.bound)))
     record("sensitivity bound reproduced", fresh_bound == sensitivity.get("bound"), f"re-proved {fresh_bound}, recorded {sensitivity.get('bound')}")

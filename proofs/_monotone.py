@@ -27,7 +27,7 @@ from expmech.spec import Count, InvalidType, Mean, Neighbours, QualityFunction, 
 from expmech.spec._errors import describe
 
 from ._outcome import Status
-from ._search import all_records, decode_record, neighbouring_scores, record_space_size
+from ._search import all_records, count_multisets, decode_record, neighbouring_scores, record_space_size
 from ._sensitivity import _NoRule, _Prover, _Unknown
 from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, check, z3_version
 
@@ -149,14 +149,17 @@ def prove_monotone(
     rlimit: int = DEFAULT_RLIMIT,
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     search_size: int = 2,
+    outputs: Any = None,
+    search_budget: int = 200_000,
 ) -> MonotonicityResult:
     """Prove or refute that neighbouring datasets move ``q(·, r)`` the same way for every ``r``.
 
     Returns a frozen :class:`MonotonicityResult`: PROVED with the direction;
     REFUTED with two neighbouring datasets and outputs ``r_up``, ``r_down``
     where ``q`` rises at one and falls at the other (found by an exact search
-    over datasets of at most ``search_size`` records); otherwise UNKNOWN with
-    the reason.
+    over datasets of at most ``search_size`` records, restricted to the list
+    ``outputs`` if given, within ``search_budget`` evaluations); otherwise
+    UNKNOWN with the reason.
     """
     if not isinstance(quality, QualityFunction):
         raise InvalidType(f"quality={describe(quality)} must be an expmech.spec.QualityFunction", parameter="quality", value=quality)
@@ -176,10 +179,17 @@ def prove_monotone(
     except _Unknown as error:
         reason = f"solver inconclusive: {error}"
     space = record_space_size(quality)
-    if quality.output_space.is_finite and space is not None and space <= 64:
+    if outputs is None and quality.output_space.is_finite:
+        width = 1
+        for _, _, domain in quality.output_space.items():
+            width *= len(domain.codes())
+        outputs = quality.outputs() if width <= search_budget else None
+    if outputs is not None and space is not None and space <= 64:
+        outputs = list(outputs)
         records = all_records(quality)
-        outputs = quality.outputs()
         for size in range(1, search_size + 1):
+            if count_multisets(len(records), size + 1) * len(outputs) > search_budget:
+                break
             for first, second, a, b in neighbouring_scores(quality, records, outputs, relation, size):
                 up = next((i for i, (x, y) in enumerate(zip(a, b)) if y > x), None)
                 down = next((i for i, (x, y) in enumerate(zip(a, b)) if y < x), None)

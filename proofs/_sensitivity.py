@@ -33,7 +33,7 @@ counterexample is re-evaluated with the quality function's exact interpreter.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -374,10 +374,10 @@ def _witness(quality: QualityFunction, summary: SearchSummary, size: int) -> Wit
     return Witness(first, second, pair.output, exact, size)
 
 
-def _search_sizes(prover: _Prover, max_size: int, budget: int) -> tuple[list[Codes], bool, list[int]] | None:
+def _search_sizes(prover: _Prover, max_size: int, budget: int, outputs: Sequence[Hashable] | None) -> tuple[list[Codes], bool, list[int]] | None:
     """The records to search over, whether they are the whole record space, and the affordable sizes."""
     quality = prover.quality
-    if not quality.output_space.is_finite:
+    if outputs is None and not quality.output_space.is_finite:
         return None
     space = record_space_size(quality)
     exhaustive = space is not None and space <= 64
@@ -385,9 +385,16 @@ def _search_sizes(prover: _Prover, max_size: int, budget: int) -> tuple[list[Cod
     if not records:
         return None
     extra = 1 if prover.neighbours is Neighbours.ADD_REMOVE else 0
-    outputs = len(quality.outputs())
-    sizes = [s for s in range(1, max_size + 1) if count_multisets(len(records), s + extra) * outputs <= budget]
-    return records, exhaustive, sizes or [1]
+    width = len(outputs) if outputs is not None else _output_count(quality)
+    sizes = [s for s in range(1, max_size + 1) if count_multisets(len(records), s + extra) * width <= budget]
+    return records, exhaustive, sizes
+
+
+def _output_count(quality: QualityFunction) -> int:
+    total = 1
+    for _, _, domain in quality.output_space.items():
+        total *= len(domain.codes())
+    return total
 
 
 def _witness(quality: QualityFunction, summary: SearchSummary, size: int) -> Witness:
@@ -409,6 +416,7 @@ def prove_sensitivity(
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     search_size: int = 3,
     search_budget: int = 200_000,
+    outputs: Sequence[Hashable] | None = None,
 ) -> SensitivityResult:
     """Prove, bound or refute the sensitivity of ``quality`` under ``neighbours``.
 
@@ -429,7 +437,8 @@ def prove_sensitivity(
 
     ``rlimit`` is z3's deterministic resource budget per call; ``timeout_ms`` a
     safety net.  ``search_size`` and ``search_budget`` bound the exact search
-    for witnesses and counterexamples.
+    for witnesses and counterexamples; ``outputs`` restricts that search to a
+    list of outputs (the proof still covers the whole output space).
     """
     if not isinstance(quality, QualityFunction):
         raise InvalidType(
@@ -454,13 +463,18 @@ def prove_sensitivity(
     except InvalidArgument as error:
         rule_failure = f"not translatable: {error}"
     queries = tuple(prover.queries)
-    plan = _search_sizes(prover, search_size, search_budget)
+    if outputs is not None:
+        outputs = list(outputs)
+        for r in outputs:
+            quality.output_space.encode(r, name="outputs[…]")
+    search_outputs = outputs if outputs is not None else (quality.outputs() if quality.output_space.is_finite else None)
+    plan = _search_sizes(prover, search_size, search_budget, outputs)
     done: list[SearchSummary] = []
-    if plan is not None:
+    if plan is not None and search_outputs is not None:
         records, exhaustive, sizes = plan
         proved_enough = bound is not None and bound is not sympy.oo and (claim is None or _at_least(claim, bound))
         for size in sizes:
-            part = search_pairs(quality, records, quality.outputs(), relation, size, exhaustive=exhaustive)
+            part = search_pairs(quality, records, search_outputs, relation, size, exhaustive=exhaustive)
             done.append(part)
             pair = part.best.get(size)
             if pair is None:

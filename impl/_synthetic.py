@@ -1,0 +1,254 @@
+"""The Blum–Ligett–Roth synthetic-data mechanism, exactly (spec: ``synthetic-mechanism``, ``synthetic-size``).
+
+For ``D ⊂ {0,1}^k`` of ``n`` records and a finite class ``H`` of predicates on
+``{0,1}^k``, the mechanism releases ``D̂ ∈ ({0,1}^k)^m`` with probability
+proportional to ``e^{q(D, D̂)·ε·n/2}``, ``q(D, D̂) = −max_h |Q_h(D) − Q_h(D̂)|``.
+
+``q`` depends on ``D̂`` only through its multiset of records, so the outputs
+are enumerated as multisets — count vectors ``c`` over the ``2^k`` records
+with ``Σ c = m`` — with the multinomial coefficient ``m! / Π c_x!`` as base
+measure: the distribution over multisets is exactly the source's distribution
+over ordered tuples, aggregated.  The enumeration is streamed: only the
+*levels* (distinct values of ``q`` with their total multinomial weight) are
+kept, so memory is bounded by the number of levels, not of outputs.  A draw
+picks a level exactly (lazy-bit inversion) and then a multiset within it with
+probability proportional to its multinomial count (exact integer sampling over
+a second streamed pass).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from math import factorial
+from typing import Any
+
+import numpy as np
+import sympy
+
+from expmech.spec import InvalidArgument
+from expmech.spec._errors import describe
+
+from ._exactreal import ExpRatio
+from ._expsum import ExpSum
+from ._inputs import check_epsilon
+from ._inversion import InversionTable
+from ._random import resolve_rng
+
+__all__ = ["Query", "SyntheticDataMechanism", "conjunctions", "halfspaces"]
+
+Record = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Query:
+    """A named predicate ``h`` on ``{0,1}^k`` records; ``Q_h(D)`` is the fraction of D satisfying it.
+
+    ``expression`` builds the same predicate in the spec language from the
+    record's bit symbols (for the sensitivity proof).
+    """
+
+    name: str
+    predicate: Callable[[Record], bool]
+    expression: Callable[[Sequence[Any]], Any]
+
+
+def halfspaces(k: int, grid: Sequence[int] = (-1, 0, 1)) -> list[Query]:
+    """The source's running example: ``π₁x₁ + … + π_{k−1}x_{k−1} >= x_k`` for π on ``grid^{k−1}``."""
+    _check_k(k)
+    if k < 2:
+        raise InvalidArgument(f"k={k} must be >= 2 for halfspaces", parameter="k", value=k)
+    queries = []
+    for pi in itertools.product(grid, repeat=k - 1):
+        coefficients = tuple(pi)
+        queries.append(
+            Query(
+                f"{'+'.join(f'{p}*x{i + 1}' for i, p in enumerate(coefficients))}>=x{k}",
+                lambda x, c=coefficients: sum(p * v for p, v in zip(c, x)) >= x[-1],
+                lambda xs, c=coefficients: sympy.Ge(sum((p * v for p, v in zip(c, xs)), sympy.Integer(0)), xs[-1]),
+            )
+        )
+    return queries
+
+
+def conjunctions(k: int, width: int = 2) -> list[Query]:
+    """Conjunctions of up to ``width`` positive literals ``x_i ∧ x_j ∧ …``."""
+    _check_k(k)
+    queries = []
+    for size in range(1, width + 1):
+        for subset in itertools.combinations(range(k), size):
+            queries.append(
+                Query(
+                    "∧".join(f"x{i + 1}" for i in subset),
+                    lambda x, s=subset: all(x[i] for i in s),
+                    lambda xs, s=subset: sympy.And(*[sympy.Eq(xs[i], 1) for i in s]),
+                )
+            )
+    return queries
+
+
+def _check_k(k: Any) -> None:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise InvalidArgument(f"k={describe(k)} must be an int >= 1", parameter="k", value=k)
+
+
+def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
+    """Every vector of ``parts`` non-negative ints summing to ``total``, lexicographically, streamed."""
+    if parts == 1:
+        yield (total,)
+        return
+    for first in range(total, -1, -1):
+        for rest in _compositions(total - first, parts - 1):
+            yield (first, *rest)
+
+
+class SyntheticDataMechanism:
+    """The exponential mechanism over synthetic datasets of ``m`` records, exactly.
+
+    ``data`` is a non-empty sequence of records, each a sequence of ``k`` bits
+    (0/1 or bools); ``queries`` a non-empty list of :class:`Query`; ``epsilon``
+    the target ε (the weight is ``e^{q·ε·n/2}``, so the mechanism is ε-DP by
+    the source's argument, which :func:`expmech.proofs.certify` checks).
+    """
+
+    def __init__(self, data: Sequence[Sequence[Any]], *, k: int, m: int, epsilon: Any, queries: Sequence[Query]) -> None:
+        _check_k(k)
+        if isinstance(m, bool) or not isinstance(m, int) or m < 1:
+            raise InvalidArgument(f"m={describe(m)} must be an int >= 1", parameter="m", value=m)
+        self.k, self.m = k, m
+        self.epsilon = check_epsilon(epsilon)
+        self.records: list[Record] = [tuple(itertools.product((0, 1), repeat=k))[i] for i in range(2**k)]
+        rows = []
+        for index, row in enumerate(data):
+            bits = tuple(int(b) if isinstance(b, bool) or b in (0, 1) else -1 for b in row)
+            if len(bits) != k or -1 in bits:
+                raise InvalidArgument(f"data[{index}]={describe(row)} must be {k} bits (0/1)", parameter="data", value=row)
+            rows.append(bits)
+        if not rows:
+            raise InvalidArgument("data must not be empty", parameter="data", value=data)
+        if not queries:
+            raise InvalidArgument("queries must not be empty", parameter="queries", value=queries)
+        self.data = rows
+        self.n = len(rows)
+        self.queries = list(queries)
+        # matrix[h, x] = h(record x); counts_on_data[h] = #{records of D satisfying h}
+        self._matrix = np.array([[1 if q.predicate(x) else 0 for x in self.records] for q in self.queries], dtype=np.int64)
+        type_counts = np.array([sum(1 for r in rows if r == x) for x in self.records], dtype=np.int64)
+        self._on_data = self._matrix @ type_counts
+        self._levels: dict[Fraction, int] | None = None
+
+    @property
+    def exponent_scale(self) -> Fraction:
+        """``ε·n/2``: the mechanism's ε₀ (weight ``e^{ε₀ q}``)."""
+        return self.epsilon * self.n / 2
+
+    def multisets(self) -> Iterator[tuple[int, ...]]:
+        """Every synthetic dataset as a count vector over the 2^k records, streamed."""
+        return _compositions(self.m, len(self.records))
+
+    def multiplicity(self, counts: Sequence[int]) -> int:
+        """The number of ordered tuples with these counts: ``m! / Π c_x!``."""
+        result = factorial(self.m)
+        for c in counts:
+            result //= factorial(c)
+        return result
+
+    def quality(self, counts: Sequence[int]) -> Fraction:
+        """``q(D, D̂) = −max_h |Q_h(D) − Q_h(D̂)|`` exactly, for the multiset with these counts."""
+        gap = int(np.max(np.abs(self.m * self._on_data - self.n * (self._matrix @ np.asarray(counts, dtype=np.int64)))))
+        return -Fraction(gap, self.n * self.m)
+
+    def levels(self) -> dict[Fraction, int]:
+        """``{q: total multiplicity of the multisets with that q}``, from one streamed pass (cached)."""
+        if self._levels is None:
+            levels: dict[Fraction, int] = {}
+            scale = self.n * self.m
+            matrix = self._matrix
+            target = self.m * self._on_data
+            for counts in self.multisets():
+                gap = int(np.max(np.abs(target - self.n * (matrix @ np.asarray(counts, dtype=np.int64)))))
+                q = -Fraction(gap, scale)
+                levels[q] = levels.get(q, 0) + self.multiplicity(counts)
+            self._levels = levels
+        return self._levels
+
+    def _normaliser(self) -> ExpSum:
+        scale = self.exponent_scale
+        return ExpSum.weighted_exps((Fraction(count), scale * q) for q, count in self.levels().items())
+
+    def probability(self, counts: Sequence[int]) -> ExpRatio:
+        """The exact probability of releasing the multiset with these counts."""
+        weight = ExpSum.weighted_exps([(Fraction(self.multiplicity(counts)), self.exponent_scale * self.quality(counts))])
+        return ExpRatio._trusted(weight, self._normaliser())
+
+    def probability_error_above(self, alpha: Any) -> ExpRatio:
+        """Exactly ``Pr[max_h |Q_h(D) − Q_h(D̂)| > α]``, i.e. ``Pr[q < −α]``."""
+        bound = Fraction(alpha)
+        scale = self.exponent_scale
+        bad = ExpSum.weighted_exps((Fraction(c), scale * q) for q, c in self.levels().items() if q < -bound)
+        return ExpRatio._trusted(bad, self._normaliser())
+
+    def probability_error_at_least(self, alpha: Any) -> ExpRatio:
+        """Exactly ``Pr[q <= −α]`` (the source's event B)."""
+        bound = Fraction(alpha)
+        scale = self.exponent_scale
+        bad = ExpSum.weighted_exps((Fraction(c), scale * q) for q, c in self.levels().items() if q <= -bound)
+        return ExpRatio._trusted(bad, self._normaliser())
+
+    def sample(self, *, rng: random.Random | None = None) -> list[Record]:
+        """One exact release: a synthetic dataset of m records (sorted)."""
+        generator = resolve_rng(rng)
+        levels = sorted(self.levels().items())
+        table = InversionTable([Fraction(c) for _, c in levels], [q for q, _ in levels], self.exponent_scale)
+        level, total = levels[table.sample_once(generator)]
+        pick = generator.randrange(total)
+        for counts in self.multisets():
+            if self.quality(counts) != level:
+                continue
+            pick -= self.multiplicity(counts)
+            if pick < 0:
+                return [x for x, c in zip(self.records, counts) for _ in range(c)]
+        raise RuntimeError("internal error: the level's multiplicities do not add up")  # pragma: no cover
+
+    def quality_function(self) -> Any:
+        """``q`` in the spec language: bits ``x1…xk`` per record, outputs the counts ``c_…`` of each synthetic record.
+
+        The output space holds every count vector in ``[0, m]^{2^k}``, a
+        superset of the multisets (``Σ c = m``): a sensitivity bound proved over
+        it holds for the mechanism's outputs.  Use :meth:`output_list` for them.
+        """
+        from expmech.spec import Booleans, IntRange, OutputSpace, QualityFunction, RecordSchema, count, size
+
+        schema = RecordSchema({f"x{i + 1}": Booleans() for i in range(self.k)})
+        outputs = OutputSpace({self._count_name(x): IntRange(0, self.m) for x in self.records})
+        bits = [schema[f"x{i + 1}"] for i in range(self.k)]
+        terms = []
+        for query, row in zip(self.queries, self._matrix):
+            on_synthetic = sum((int(h) * outputs[self._count_name(x)] for h, x in zip(row, self.records)), sympy.Integer(0))
+            terms.append(sympy.Abs(count(query.expression(bits)) / size() - on_synthetic / self.m))
+        return QualityFunction(-sympy.Max(*terms), schema=schema, outputs=outputs, name=f"synthetic-k{self.k}-m{self.m}")
+
+    @staticmethod
+    def _count_name(record: Record) -> str:
+        return "c_" + "".join(str(b) for b in record)
+
+    def output_list(self) -> list[tuple[int, ...]]:
+        """The multisets as outputs of :meth:`quality_function` (count tuples), materialised."""
+        return list(self.multisets())
+
+    def base_measure(self) -> dict[tuple[int, ...], Fraction]:
+        """The multinomial counts as a base measure over :meth:`output_list`."""
+        return {counts: Fraction(self.multiplicity(counts)) for counts in self.multisets()}
+
+    def dataset_records(self) -> list[dict[str, bool]]:
+        """The data as records of :meth:`quality_function`'s schema."""
+        return [{f"x{i + 1}": bool(b) for i, b in enumerate(row)} for row in self.data]
+
+    def source_sufficient_n(self, alpha: Any, delta: Any) -> float:
+        """The source's sufficient size ``4/(εα)·(km + ln(1/δ))`` (a float, for display)."""
+        import math
+
+        return 4 / (float(self.epsilon) * float(alpha)) * (self.k * self.m + math.log(1 / float(delta)))
