@@ -145,6 +145,16 @@ def _spec(args: argparse.Namespace) -> int:
     return EXIT_VERIFIED if all(r.holds for r in reports) else EXIT_VIOLATION
 
 
+def _synth(args: argparse.Namespace) -> int:
+    from ._synth import run_synth
+
+    try:
+        return run_synth(args)
+    except ExpMechError as error:
+        print(f"expmech synth: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="expmech", description="Verify the exponential mechanism of differential privacy, exactly.")
     parser.add_argument("--version", action="version", version=f"expmech {_version()}")
@@ -165,6 +175,18 @@ def _parser() -> argparse.ArgumentParser:
     spec.add_argument("--instances", type=int, default=200, help="random instances per statement")
     spec.add_argument("--attempts", type=int, default=2000, help="draws per dropped-hypothesis search")
     spec.add_argument("--seed", type=int, default=0)
+    synth = commands.add_parser("synth", help="release a synthetic dataset for a CSV of bit records (Blum–Ligett–Roth)")
+    synth.add_argument("input", help="CSV of 0/1 records, one per line")
+    synth.add_argument("--k", type=int, default=None, help="bits per record (default: the CSV's width)")
+    synth.add_argument("--m", type=int, required=True, help="records in the synthetic dataset")
+    synth.add_argument("--epsilon", default="1", help="target ε as p/q (default 1)")
+    synth.add_argument("--alpha", default="1/2", help="usefulness α as p/q")
+    synth.add_argument("--delta", default="1/10", help="usefulness δ as p/q")
+    synth.add_argument("--queries", choices=("halfspaces", "conjunctions"), default="halfspaces")
+    synth.add_argument("--seed", type=int, default=None, help="a seed for a reproducible release (default: secrets.SystemRandom)")
+    synth.add_argument("--pairs", type=int, default=5, help="conformance pairs in the certificate")
+    synth.add_argument("--certificate", default=None, help="write the certificate to this path")
+    synth.add_argument("--plot", default=None, help="write a PNG of error vs n against the source's bound")
     return parser
 
 
@@ -174,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exit_:
         return EXIT_USAGE if exit_.code not in (0, None) else EXIT_VERIFIED
-    handlers = {"verify": _verify, "certify": _certify, "check": _check, "spec": _spec}
+    handlers = {"verify": _verify, "certify": _certify, "check": _check, "spec": _spec, "synth": _synth}
     try:
         return handlers[args.command](args)
     except Exception as error:  # noqa: BLE001 - exit code 4, never a silent success
