@@ -303,7 +303,8 @@ def certify(
             quality.output_space.encode(r, name="outputs[…]")
     mech = ExponentialMechanism(quality, epsilon=epsilon0, outputs=outputs, base_measure=base_measure)
     sensitivity = prove_sensitivity(quality, neighbours=relation, claimed=claimed, outputs=outputs, **prover_options)
-    monotone = prove_monotone(quality, neighbours=relation, outputs=outputs)
+    budget = {k: v for k, v in prover_options.items() if k in ('search_budget', 'rlimit', 'timeout_ms')}
+    monotone = prove_monotone(quality, neighbours=relation, outputs=outputs, **budget)
     claims = [_sensitivity_claim(sensitivity), _monotone_claim(monotone)]
     status = sensitivity.status
     epsilon_text = None

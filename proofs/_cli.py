@@ -184,7 +184,8 @@ def _parser() -> argparse.ArgumentParser:
     synth.add_argument("--delta", default="1/10", help="usefulness δ as p/q")
     synth.add_argument("--queries", choices=("halfspaces", "conjunctions"), default="halfspaces")
     synth.add_argument("--seed", type=int, default=None, help="a seed for a reproducible release (default: secrets.SystemRandom)")
-    synth.add_argument("--pairs", type=int, default=5, help="conformance pairs in the certificate")
+    synth.add_argument("--pairs", type=int, default=3, help="conformance pairs in the certificate")
+    synth.add_argument("--search-budget", dest="search_budget", type=int, default=20_000, help="exact evaluations for the witness search")
     synth.add_argument("--certificate", default=None, help="write the certificate to this path")
     synth.add_argument("--plot", default=None, help="write a PNG of error vs n against the source's bound")
     return parser

@@ -94,7 +94,7 @@ def neighbouring_scores(
     for k in sizes:
         for multiset in itertools.combinations_with_replacement(range(len(records)), k):
             data = [records[i] for i in multiset]
-            scores[multiset] = [quality.evaluate_codes(data, codes) for codes in output_codes]
+            scores[multiset] = quality.evaluate_many(data, output_codes)
     for multiset, first_scores in scores.items():
         if len(multiset) != size:
             continue

@@ -93,6 +93,7 @@ def run_synth(args: Any, out: Any = sys.stdout) -> int:
         outputs=outputs,
         base_measure=mech.base_measure(),
         pairs=args.pairs,
+        search_budget=args.search_budget,
     )
     symbolic = derive_epsilon(sympy.Symbol("epsilon", positive=True) * DATASET_SIZE / 2, 1 / DATASET_SIZE)
     print(f"data: n = {n} records of k = {k} bits; |H| = {len(queries)} {args.queries}; synthetic size m = {args.m}; {len(outputs)} multisets", file=out)

@@ -142,6 +142,46 @@ class QualityFunction:
             ) from None
         return Fraction(value)
 
+    def evaluate_many(self, records: Sequence[Env], outputs_codes: Sequence[Env]) -> list[Fraction]:
+        """``q`` on encoded records for each of several encoded outputs, exactly.
+
+        Aggregates whose per-record body does not involve an output variable are
+        computed once for all outputs.
+        """
+        shared: Env = {}
+        for node in self._output_free_aggregates():
+            shared[node] = _compile(node)({}, records)
+        results = []
+        for codes in outputs_codes:
+            env: Env = dict(shared)
+            env.update(codes)
+            try:
+                results.append(Fraction(self._evaluate(env, records)))
+            except ZeroDivisionError:
+                raise QualityError(
+                    f"division by zero evaluating {self._label()} at r={_show(codes)}", output=codes
+                ) from None
+        return results
+
+    def _output_free_aggregates(self) -> list[sympy.Basic]:
+        """The largest subexpressions that involve the data but no output variable."""
+        found: list[sympy.Basic] = []
+
+        def visit(node: sympy.Basic) -> None:
+            if isinstance(node, sympy.functions.elementary.piecewise.ExprCondPair):
+                visit(node.expr)
+                visit(node.cond)
+                return
+            data = bool(node.atoms(Count, Total, Mean, Size)) or isinstance(node, Size)
+            if data and not (node.free_symbols & self._output_symbols) and not isinstance(node, sympy.logic.boolalg.Boolean):
+                found.append(node)
+                return
+            for arg in node.args:
+                visit(arg)
+
+        visit(self._expr)
+        return sorted(set(found), key=sympy.default_sort_key)
+
     def __call__(self, dataset: Any, r: Any) -> Fraction:
         """``q(dataset, r)`` exactly, after validating every record and ``r``."""
         return self.evaluate_codes(self.encode_dataset(dataset), self._outputs.encode(r))
@@ -149,7 +189,7 @@ class QualityFunction:
     def scores(self, dataset: Any, outputs: Sequence[Any]) -> list[Fraction]:
         """``q(dataset, r)`` for each ``r`` in ``outputs``, encoding the dataset once."""
         records = self.encode_dataset(dataset)
-        return [self.evaluate_codes(records, self._outputs.encode(r)) for r in outputs]
+        return self.evaluate_many(records, [self._outputs.encode(r) for r in outputs])
 
     def _label(self) -> str:
         return self._name or "the quality function"
@@ -243,7 +283,25 @@ def _check(expr: sympy.Basic, fields: frozenset[sympy.Symbol], outputs: frozense
 
 
 def _compile(expr: sympy.Basic) -> Evaluator:
-    """A closure computing ``expr`` exactly from an environment and the records."""
+    """A closure computing ``expr`` exactly from an environment and the records.
+
+    A data-dependent subexpression first looks itself up in the environment, so
+    :meth:`QualityFunction.evaluate_many` can precompute the parts that do not
+    depend on the output once for all outputs.
+    """
+    inner = _compile_node(expr)
+    if isinstance(expr, Count | Total | Mean | Size) or not expr.atoms(Count, Total, Mean, Size):
+        return inner
+
+    def cached(env: Env, records: Sequence[Env]) -> Any:
+        if expr in env:
+            return env[expr]
+        return inner(env, records)
+
+    return cached
+
+
+def _compile_node(expr: sympy.Basic) -> Evaluator:
     if isinstance(expr, sympy.Integer):
         constant: Any = int(expr)
         return lambda env, records: constant
@@ -262,8 +320,11 @@ def _compile(expr: sympy.Basic) -> Evaluator:
         body = _compile(expr.args[0])
         is_count = isinstance(expr, Count)
         is_mean = isinstance(expr, Mean)
+        node = expr
 
         def aggregate(env: Env, records: Sequence[Env]) -> Any:
+            if node in env:  # precomputed by evaluate_many (it does not depend on the output)
+                return env[node]
             local = dict(env)
             acc: Any = 0
             for record in records:

@@ -40,6 +40,7 @@ def test_setup_commands_are_the_two_documented():
 def test_shell_examples_succeed(line, tmp_path, monkeypatch, capsys):
     """Each `expmech …` command line in the README exits 0 (run from a scratch directory, in order)."""
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "bits.csv").write_text("\n".join(f"{i % 2},{(i // 2) % 2},{(i // 3) % 2}" for i in range(12)) + "\n")
     for earlier in SHELL_LINES[: SHELL_LINES.index(line)]:
         if "WRONG" not in earlier:
             main(shlex.split(earlier)[1:])
