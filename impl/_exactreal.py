@@ -18,6 +18,7 @@ from expmech.spec._errors import InvalidArgument, PrecisionExhausted
 
 from ._expsum import (
     DEFAULT_MAX_PRECISION,
+    ExactOrdering,
     ExpSum,
     _check_bits,
     _coerce,
@@ -29,7 +30,7 @@ __all__ = ["ExpRatio", "LogExpRatio"]
 Comparable = Union[int, Fraction, ExpSum, "ExpRatio"]
 
 
-class ExpRatio:
+class ExpRatio(ExactOrdering):
     """The exact real number ``numerator / denominator`` of two :class:`ExpSum` values.
 
     The denominator must be positive (checked exactly; :class:`InvalidArgument`
@@ -89,21 +90,6 @@ class ExpRatio:
 
     __hash__ = None  # type: ignore[assignment]  # equal values have many representations
 
-    def __lt__(self, other: object) -> bool:
-        result = self._cmp(other)
-        return NotImplemented if result is None else result < 0
-
-    def __le__(self, other: object) -> bool:
-        result = self._cmp(other)
-        return NotImplemented if result is None else result <= 0
-
-    def __gt__(self, other: object) -> bool:
-        result = self._cmp(other)
-        return NotImplemented if result is None else result > 0
-
-    def __ge__(self, other: object) -> bool:
-        result = self._cmp(other)
-        return NotImplemented if result is None else result >= 0
 
     def __neg__(self) -> ExpRatio:
         return ExpRatio._trusted(-self.numerator, self.denominator)
@@ -140,7 +126,7 @@ class ExpRatio:
         return f"ExpRatio({self.numerator!r}, {self.denominator!r})"
 
 
-class LogExpRatio:
+class LogExpRatio(ExactOrdering):
     """The exact real number ``ln(numerator / denominator)``, both positive :class:`ExpSum` values.
 
     Comparable exactly with ints, Fractions and other ``LogExpRatio`` values:
@@ -192,21 +178,6 @@ class LogExpRatio:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __lt__(self, other: object) -> bool:
-        result = self._cmp(other)
-        return NotImplemented if result is None else result < 0
-
-    def __le__(self, other: object) -> bool:
-        result = self._cmp(other)
-        return NotImplemented if result is None else result <= 0
-
-    def __gt__(self, other: object) -> bool:
-        result = self._cmp(other)
-        return NotImplemented if result is None else result > 0
-
-    def __ge__(self, other: object) -> bool:
-        result = self._cmp(other)
-        return NotImplemented if result is None else result >= 0
 
     def enclose(self, bits: int = 53, *, max_precision: int = DEFAULT_MAX_PRECISION) -> tuple[Fraction, Fraction]:
         """Rationals ``(lo, hi)`` with ``lo <= self <= hi`` and ``hi - lo <= 2**-bits · |self|``.

@@ -24,6 +24,7 @@ from expmech.spec._validate import as_rational
 
 __all__ = [
     "DEFAULT_MAX_PRECISION",
+    "ExactOrdering",
     "ExpSum",
     "arb_from_fraction",
     "ball_endpoints",
@@ -57,7 +58,32 @@ def _exact_fraction(value: arb) -> Fraction:
     return Fraction(mantissa_int, 1 << -exponent_int)
 
 
-class ExpSum:
+class ExactOrdering:
+    """``<``, ``<=``, ``>``, ``>=`` from an exact three-way ``_cmp`` (None: not comparable)."""
+
+    __slots__ = ()
+
+    def _cmp(self, other: object) -> int | None:
+        raise NotImplementedError
+
+    def __lt__(self, other: object) -> bool:
+        result = self._cmp(other)
+        return NotImplemented if result is None else result < 0
+
+    def __le__(self, other: object) -> bool:
+        result = self._cmp(other)
+        return NotImplemented if result is None else result <= 0
+
+    def __gt__(self, other: object) -> bool:
+        result = self._cmp(other)
+        return NotImplemented if result is None else result > 0
+
+    def __ge__(self, other: object) -> bool:
+        result = self._cmp(other)
+        return NotImplemented if result is None else result >= 0
+
+
+class ExpSum(ExactOrdering):
     """An exact real number ``Σ c_i · e^{b_i}`` with rational ``c_i``, ``b_i``.
 
     ``ExpSum(terms)`` takes an iterable of ``(coefficient, exponent)`` pairs,
@@ -303,21 +329,6 @@ class ExpSum:
             return hash(value)
         return hash(self._terms)
 
-    def __lt__(self, other: object) -> bool:
-        result = self._cmp(other)
-        return NotImplemented if result is None else result < 0
-
-    def __le__(self, other: object) -> bool:
-        result = self._cmp(other)
-        return NotImplemented if result is None else result <= 0
-
-    def __gt__(self, other: object) -> bool:
-        result = self._cmp(other)
-        return NotImplemented if result is None else result > 0
-
-    def __ge__(self, other: object) -> bool:
-        result = self._cmp(other)
-        return NotImplemented if result is None else result >= 0
 
     def __bool__(self) -> bool:
         return bool(self._terms)

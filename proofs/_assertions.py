@@ -84,7 +84,7 @@ def assert_sensitivity(quality: QualityFunction, *, neighbours: Any, claimed: An
     from ._sensitivity import prove_sensitivity
 
     result = prove_sensitivity(quality, neighbours=neighbours, claimed=claimed, **options)
-    if result.status is Status.REFUTED:
+    if result.status is Status.REFUTED and result.counterexample is not None:
         c = result.counterexample
         raise DPViolation(
             f"Δq <= {claimed} is REFUTED: D = {c.dataset1}, D' = {c.dataset2}, r = {c.output!r}, difference {c.difference}"

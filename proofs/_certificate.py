@@ -41,7 +41,7 @@ from expmech.spec import (
     rational_text,
 )
 from expmech.spec._errors import describe
-from expmech.spec._validate import nonnegative_rational, positive_rational
+from expmech.spec._validate import positive_rational
 
 from ._canonical import sha256_hex
 from ._monotone import MonotonicityResult, prove_monotone

@@ -48,11 +48,11 @@ from expmech.spec import (
     Count,
     Domain,
     Grid,
-    IntRange,
     InvalidArgument,
     InvalidType,
     Mean,
     Neighbours,
+    QualityError,
     QualityFunction,
     RationalRange,
     Size,
@@ -169,7 +169,7 @@ class _Prover:
 
     def _record_seed(self, model: dict[str, Any], tag: str) -> None:
         codes = {}
-        for name, sym, domain in self.quality.schema.items():
+        for _, sym, domain in self.quality.schema.items():
             key = f"{tag}_{sym.name}"
             if key not in model:
                 codes[sym] = domain.codes()[0] if domain.is_finite else Fraction(0)
@@ -365,15 +365,6 @@ def _at_least(a: sympy.Expr, b: sympy.Expr) -> bool:
     return candidate.is_nonnegative is True
 
 
-def _witness(quality: QualityFunction, summary: SearchSummary, size: int) -> Witness:
-    pair = summary.best[size]
-    first = tuple(decode_record(quality, summary.records[i]) for i in pair.first)
-    second = tuple(decode_record(quality, summary.records[i]) for i in pair.second)
-    exact = abs(quality(list(first), pair.output) - quality(list(second), pair.output))  # re-evaluated from the user form
-    assert exact == pair.difference
-    return Witness(first, second, pair.output, exact, size)
-
-
 def _search_sizes(prover: _Prover, max_size: int, budget: int, outputs: Sequence[Hashable] | None) -> tuple[list[Codes], bool, list[int]] | None:
     """The records to search over, whether they are the whole record space, and the affordable sizes."""
     quality = prover.quality
@@ -474,7 +465,11 @@ def prove_sensitivity(
         records, exhaustive, sizes = plan
         proved_enough = bound is not None and bound is not sympy.oo and (claim is None or _at_least(claim, bound))
         for size in sizes:
-            part = search_pairs(quality, records, search_outputs, relation, size, exhaustive=exhaustive)
+            try:
+                part = search_pairs(quality, records, search_outputs, relation, size, exhaustive=exhaustive)
+            except QualityError as error:
+                rule_failure = (rule_failure + "; " if rule_failure else "") + f"the search could not evaluate q: {error}"
+                break
             done.append(part)
             pair = part.best.get(size)
             if pair is None:

@@ -72,8 +72,9 @@ def _vc_dimension(mech: SyntheticDataMechanism, limit: int = 6) -> int:
     return best
 
 
-def run_synth(args: Any, out: Any = sys.stdout) -> int:
-    """Run ``expmech synth`` with parsed ``args``; return the exit code."""
+def run_synth(args: Any, out: Any = None) -> int:
+    """Run ``expmech synth`` with parsed ``args``, printing to ``out`` (default: the current stdout); return the exit code."""
+    out = sys.stdout if out is None else out
     data, k = read_bits(Path(args.input), args.k)
     epsilon = rational_from_text(args.epsilon, name="epsilon")
     alpha = rational_from_text(args.alpha, name="alpha")

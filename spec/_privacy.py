@@ -29,7 +29,10 @@ def derive_epsilon(epsilon0: Any, sensitivity: Any, *, monotone: bool = False) -
         raise InvalidArgument(f"epsilon0={describe(epsilon0)} must be > 0", parameter="epsilon0", value=epsilon0)
     if delta.is_negative is True:
         raise InvalidArgument(f"sensitivity={describe(sensitivity)} must be >= 0", parameter="sensitivity", value=sensitivity)
-    exponent = sympy.log(PRIVACY.conclusion.rhs)  # the theorem's bound e^{2 ε Δq}
+    conclusion = PRIVACY.conclusion
+    if not isinstance(conclusion, sympy.core.relational.Relational):  # pragma: no cover - fixed in the spec
+        raise InvalidArgument("the privacy statement has no relational conclusion", parameter="statement", value=conclusion)
+    exponent = sympy.log(conclusion.rhs)  # the theorem's bound e^{2 ε Δq}
     exponent = sympy.expand_log(exponent, force=True)
     if monotone:
         exponent = exponent / 2

@@ -1,7 +1,6 @@
 """Certificates: round trip certify → check, every tamper caught, no claim without a proof."""
 
 import copy
-import json
 
 import pytest
 

@@ -8,7 +8,6 @@ import xml.etree.ElementTree as ET
 from importlib import resources
 
 import jsonschema
-import pytest
 
 from expmech.proofs._cli import main
 
