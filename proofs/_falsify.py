@@ -83,6 +83,35 @@ def _pair_strategy(schema: RecordSchema | None, pairs: st.SearchStrategy[Any] | 
     return strategies_module.neighbouring_datasets(schema, neighbours=relation, max_size=max_size)
 
 
+@dataclass(frozen=True)
+class _Probe:
+    """One evaluated pair: the value steering the search, the largest seen, and a violation if any."""
+
+    steer: float
+    largest: Fraction
+    violation: Witness | None
+
+
+def _guided_search(
+    strategy: st.SearchStrategy[Any], probe: Callable[[Any], _Probe], label: str, max_examples: int, seed: int
+) -> tuple[Witness | None, dict[str, Any]]:
+    """Run hypothesis over ``strategy``, steering with ``target(probe(pair).steer)``; stop at a violation."""
+    state: dict[str, Any] = {"examples": 0, "largest": Fraction(0), "found_at": None}
+
+    @given(strategy)
+    def test(pair: Any) -> None:
+        state["examples"] += 1
+        result = probe(pair)
+        state["largest"] = max(state["largest"], result.largest)
+        target(result.steer, label=label)
+        if result.violation is not None:
+            if state["found_at"] is None:
+                state["found_at"] = state["examples"]
+            raise _Found(result.violation)
+
+    return _run(test, _check_examples(max_examples), seed), state
+
+
 def _run(test: Callable[[], None], max_examples: int, seed: int) -> Witness | None:
     configured = settings(
         max_examples=max_examples,
@@ -128,25 +157,19 @@ def falsify(
     if not choices:
         raise InvalidArgument("outputs must not be empty", parameter="outputs", value=outputs)
     strategy = _pair_strategy(schema, pairs, relation, max_size)
-    state: dict[str, Any] = {"examples": 0, "largest": Fraction(0)}
 
-    @given(strategy)
-    def test(pair: Any) -> None:
+    def probe(pair: Any) -> _Probe:
         first, second = pair
-        state["examples"] += 1
         best, at = Fraction(0), choices[0]
         for r in choices:
             gap = abs(as_rational(q(first, r), name="quality") - as_rational(q(second, r), name="quality"))
             if gap > best:
                 best, at = gap, r
-        state["largest"] = max(state["largest"], best)
         limit = _claim_at(claim, len(first))
-        target(float(best - limit), label="difference above the claim")
-        if best > limit:
-            state.setdefault("found_at", state["examples"])
-            raise _Found(Witness(tuple(first), tuple(second), at, best, len(first)))
+        violation = Witness(tuple(first), tuple(second), at, best, len(first)) if best > limit else None
+        return _Probe(float(best - limit), best, violation)
 
-    witness = _run(test, _check_examples(max_examples), seed)
+    witness, state = _guided_search(strategy, probe, "difference above the claim", max_examples, seed)
     if witness is not None:
         return FalsificationResult(
             Status.REFUTED, "hypothesis", state["examples"], state["largest"], witness,
@@ -183,21 +206,15 @@ def falsify_privacy(
     bound = as_rational(claimed_epsilon, name="claimed_epsilon")
     relation = Neighbours.parse(neighbours)
     strategy = _pair_strategy(schema, pairs, relation, max_size)
-    state: dict[str, Any] = {"examples": 0, "largest": Fraction(0)}
 
-    @given(strategy)
-    def test(pair: Any) -> None:
+    def probe(pair: Any) -> _Probe:
         first, second = pair
-        state["examples"] += 1
         loss = mech.privacy_loss(first, second)
         high = loss.enclose(20)[1]
-        state["largest"] = max(state["largest"], high)
-        target(float(high), label="privacy loss")
-        if loss > bound:
-            state.setdefault("found_at", state["examples"])
-            raise _Found(Witness(tuple(first), tuple(second), loss.output, high, len(first)))
+        violation = Witness(tuple(first), tuple(second), loss.output, high, len(first)) if loss > bound else None
+        return _Probe(float(high), high, violation)
 
-    witness = _run(test, _check_examples(max_examples), seed)
+    witness, state = _guided_search(strategy, probe, "privacy loss", max_examples, seed)
     if witness is not None:
         return FalsificationResult(
             Status.REFUTED, "hypothesis", state["examples"], state["largest"], witness,
