@@ -140,7 +140,7 @@ def _sensitivity_claim(result: SensitivityResult) -> dict[str, Any]:
         "id": "sensitivity",
         "statement": "global-sensitivity",
         "status": str(result.status),
-        "method": {"lifted": "z3 per-record bounds lifted to every n", "exhaustive": "exhaustive exact check", "search": "exact search", "none": "none"}[result.method],
+        "method": {"lifted": "z3 per-record bounds lifted to every n", "joint": "z3 joint encoding of all aggregates, every n", "exhaustive": "exhaustive exact check", "search": "exact search", "none": "none"}[result.method],
         "bound": _expr_text(result.bound),
         "claimed": _expr_text(result.claimed),
         "tight": result.tight,

@@ -315,7 +315,7 @@ def _compile_node(expr: sympy.Basic) -> Evaluator:
     if isinstance(expr, sympy.Symbol):
         return lambda env, records: env[expr]
     if isinstance(expr, Size):
-        return lambda env, records: len(records)
+        return lambda env, records: env[expr] if expr in env else len(records)
     if isinstance(expr, Count | Total | Mean):
         body = _compile(expr.args[0])
         is_count = isinstance(expr, Count)

@@ -65,14 +65,25 @@ def test_a_looser_claim_is_proved_and_a_tighter_one_refuted():
 
 
 def test_neighbour_relation_changes_the_bound():
-    """The same normalised count has Δ 1/n under replace-one and a different bound under add-remove."""
-    schema, outputs = RecordSchema(b=Booleans()), OutputSpace(a=IntRange(0, 1))
-    q = QualityFunction(-sympy.Abs(count(schema["b"]) - outputs["a"] * size()), schema=schema, outputs=outputs)
-    replace = prove_sensitivity(q, neighbours="replace-one")
-    add = prove_sensitivity(q, neighbours="add-remove")
-    assert replace.status is Status.PROVED and replace.bound == 1
-    assert add.status is Status.PROVED and add.bound == 2  # |Δcount| + |a|·|Δsize|: a sound bound
-    assert not add.tight  # the true change is 1: the lifted bound is honest about not being attained
+    """The median's Δq is 1 under replace-one but 1/2 under add-remove (the joint encoding keeps count and size together)."""
+    median = next(e for e in CATALOGUE if e.name == "median").quality
+    replace = prove_sensitivity(median, neighbours="replace-one")
+    add = prove_sensitivity(median, neighbours="add-remove")
+    assert replace.status is Status.PROVED and replace.bound == 1 and replace.tight
+    assert add.status is Status.PROVED and add.bound == sympy.Rational(1, 2) and add.tight
+    assert add.method == "joint"
+    w = add.witness
+    assert len(w.dataset2) == len(w.dataset1) + 1
+    assert abs(median(list(w.dataset1), w.output) - median(list(w.dataset2), w.output)) == sympy.Rational(1, 2)
+
+
+def test_rules_alone_are_sound_but_looser():
+    """Where the joint encoding does not apply (a mean), the lifting rules still give a sound bound."""
+    schema, outputs = RecordSchema(x=IntRange(0, 4)), OutputSpace(r=IntRange(0, 4))
+    q = QualityFunction(-sympy.Abs(mean(schema["x"]) - outputs["r"]), schema=schema, outputs=outputs)
+    result = prove_sensitivity(q, neighbours="add-remove")
+    assert result.status is Status.PROVED and result.method == "lifted"
+    assert sympy.simplify(result.bound - 4 / (n + 1)) == 0
 
 
 def test_solver_budget_exhaustion_is_never_a_proof():
