@@ -36,6 +36,14 @@ def _fmpq(value: Rational) -> fmpq:
     return fmpq(value.numerator, value.denominator)
 
 
+def _exact_integer(ball: arb) -> int:
+    """The integer an exact integer ball holds (the floor or ceiling of an exact endpoint)."""
+    value = ball.unique_fmpz()
+    if value is None:  # pragma: no cover - floor/ceil of an exact endpoint is one integer
+        raise ArithmeticError(f"internal error: {ball} is not a single integer")
+    return int(value)
+
+
 class InversionTable:
     """An exact sampler over output indices for weights ``μ_i · e^{ε q_i}``.
 
@@ -72,23 +80,24 @@ class InversionTable:
         partial: list[arb] = []
         running = arb(0)
         with ctx.workprec(self._precision()):
-            if all(type(q) is int for q in self._scores):
-                top = max(self._scores)
+            integers = [q for q in self._scores if type(q) is int]
+            if len(integers) == len(self._scores):
+                top = max(integers)
                 base = (-arb(epsilon)).exp()  # e^{-ε}; every weight is an integer power of it
                 int_cache: dict[int, arb] = {}
-                for m, q in zip(self._measure, self._scores):
-                    gap = top - q
+                for m, q_int in zip(self._measure, integers):
+                    gap = top - q_int
                     weight = int_cache.get(gap)
                     if weight is None:
                         weight = int_cache[gap] = base**gap
                     running = running + (weight if m == 1 else weight * arb(_fmpq(m)))
                     partial.append(running)
             else:
-                scores = [_fmpq(q) for q in self._scores]
-                top_q = max(scores)
+                rationals = [_fmpq(q) for q in self._scores]
+                top_q = max(rationals)
                 cache: dict[tuple[int, int], arb] = {}
-                for m, q in zip(self._measure, scores):
-                    gap_q = q - top_q
+                for m, q_rational in zip(self._measure, rationals):
+                    gap_q = q_rational - top_q
                     key = (int(gap_q.p), int(gap_q.q))
                     weight = cache.get(key)
                     if weight is None:
@@ -107,8 +116,8 @@ class InversionTable:
                 factor = arb(scale) / self._partial[-1]
                 for value in self._partial[:-1]:
                     boundary = value * factor
-                    lo.append(max(0, int(boundary.lower().floor().unique_fmpz())))
-                    hi.append(min(scale, int(boundary.upper().ceil().unique_fmpz())))
+                    lo.append(max(0, _exact_integer(boundary.lower().floor())))
+                    hi.append(min(scale, _exact_integer(boundary.upper().ceil())))
             self._lo, self._hi = lo, hi
         return self._lo, self._hi
 

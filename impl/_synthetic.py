@@ -67,8 +67,8 @@ def halfspaces(k: int, grid: Sequence[int] = (-1, 0, 1)) -> list[Query]:
         queries.append(
             Query(
                 f"{'+'.join(f'{p}*x{i + 1}' for i, p in enumerate(coefficients))}>=x{k}",
-                lambda x, c=coefficients: sum(p * v for p, v in zip(c, x)) >= x[-1],
-                lambda xs, c=coefficients: sympy.Ge(sum((p * v for p, v in zip(c, xs)), sympy.Integer(0)), xs[-1]),
+                _halfspace_predicate(coefficients),
+                _halfspace_expression(coefficients),
             )
         )
     return queries
@@ -81,13 +81,25 @@ def conjunctions(k: int, width: int = 2) -> list[Query]:
     for size in range(1, width + 1):
         for subset in itertools.combinations(range(k), size):
             queries.append(
-                Query(
-                    "∧".join(f"x{i + 1}" for i in subset),
-                    lambda x, s=subset: all(x[i] for i in s),
-                    lambda xs, s=subset: sympy.And(*[sympy.Eq(xs[i], 1) for i in s]),
-                )
+                Query("∧".join(f"x{i + 1}" for i in subset), _conjunction_predicate(subset), _conjunction_expression(subset))
             )
     return queries
+
+
+def _halfspace_predicate(c: tuple[int, ...]) -> Callable[[Record], bool]:
+    return lambda x: sum(p * v for p, v in zip(c, x)) >= x[-1]
+
+
+def _halfspace_expression(c: tuple[int, ...]) -> Callable[[Sequence[Any]], Any]:
+    return lambda xs: sympy.Ge(sum((p * v for p, v in zip(c, xs)), sympy.Integer(0)), xs[-1])
+
+
+def _conjunction_predicate(subset: tuple[int, ...]) -> Callable[[Record], bool]:
+    return lambda x: all(x[i] for i in subset)
+
+
+def _conjunction_expression(subset: tuple[int, ...]) -> Callable[[Sequence[Any]], Any]:
+    return lambda xs: sympy.And(*[sympy.Eq(xs[i], 1) for i in subset])
 
 
 def _check_k(k: Any) -> None:

@@ -273,22 +273,23 @@ class _Prover:
 
     # -- the joint encoding ---------------------------------------------------------------
 
-    def joint_bound(self, expr: sympy.Expr) -> Fraction | None:
-        """A certified bound from one z3 query over all aggregates at once; None when it does not apply.
+    def joint_bound(self, expr: sympy.Expr, candidate: Fraction) -> bool:
+        """Whether one z3 query over all aggregates at once proves ``Δq <= candidate`` (False when it does not apply).
 
         The changed record is shared by every aggregate, and each aggregate's
         contribution of the other records is a variable bounded by
         ``(records) · [min, max]`` of its per-record term — necessary
-        conditions only, so the optimum is a sound upper bound, and often tight
-        where the lifting rules are not (correlated aggregates).  Applies when
-        ``n`` enters linearly: no ``mean`` and no division by the data.
+        conditions only, so "a change above ``candidate``" being unsatisfiable
+        proves the bound for every n.  The candidate is the largest change the
+        exact search found, so a proof here is also tight.  Applies when ``n``
+        enters linearly: no ``mean`` and no division by the data.
         """
         aggregates = sorted(expr.atoms(Count, Total, Mean), key=sympy.default_sort_key)
         if any(isinstance(a, Mean) for a in aggregates):
-            return None
+            return False
         for power in expr.atoms(sympy.Pow):
             if power.exp < 0 and (power.base.atoms(*AGGREGATES) or isinstance(power.base, Size)):
-                return None
+                return False
         one = self.output_domain + self.record_domain["a"]
         size = z3.Int("n")
         constraints = [size >= 1] + self.output_domain + self.record_domain["a"] + self.record_domain["b"]
@@ -310,7 +311,7 @@ class _Prover:
             high = self.certified_max(term("a"), lambda m, e=exact: e(m, "a"), one, f"largest record term of {label}")
             low = self.certified_max(-term("a"), lambda m, e=exact: -e(m, "a"), one, f"largest negated record term of {label}")
             if high is None or low is None:
-                return None
+                return False
             rest = z3.Int(f"rest_{index}") if is_count else z3.Real(f"rest_{index}")
             others = size - 1 if self.neighbours is Neighbours.REPLACE_ONE else size
             constraints += [rest <= others * _q(high), rest >= -(others * _q(low))]
@@ -325,38 +326,19 @@ class _Prover:
             first = Translator({**before, **self.output_vars})(expr)
             second = Translator({**after, **self.output_vars})(expr)
         except InvalidArgument:
-            return None
+            return False
 
-        def exact_value(model: dict[str, Any], which: str) -> Fraction:
-            env: dict[sympy.Basic, Any] = {}
-            for _, sym, domain in self.quality.output_space.items():
-                value = model.get(f"out_{sym.name}", domain.codes()[0] if domain.is_finite else 0)
-                env[sym] = value if domain.sort == "real" else int(value)
-            n_value = int(model.get("n", 1))
-            for node, rest, exact in rests:
-                rest_value = Fraction(model.get(rest.decl().name(), 0))
-                if self.neighbours is Neighbours.REPLACE_ONE:
-                    env[node] = exact(model, "a" if which == "before" else "b") + rest_value
-                else:
-                    env[node] = rest_value + (exact(model, "a") if which == "after" else 0)
-            env[Size()] = n_value + (1 if which == "after" and self.neighbours is Neighbours.ADD_REMOVE else 0)
-            return Fraction(_compile(expr)(env, []))
-
-        best = Fraction(0)
-        for sign, name in ((1, "rise"), (-1, "fall")):
-            objective = (second - first) if sign == 1 else (first - second)
-            value = self.certified_max(
-                objective,
-                lambda m, s=sign: s * (exact_value(m, "after") - exact_value(m, "before")),
-                constraints,
-                f"joint {name} of q between neighbours",
-            )
-            if value is None:
-                return None
-            best = max(best, value)
+        bound = _q(candidate)
+        for name, objective in (("rise", second - first), ("fall", first - second)):
+            answer = check(constraints + [objective > bound], rlimit=self.rlimit, timeout_ms=self.timeout_ms)
+            self.queries.append(Query(f"joint {name} of q between neighbours > {candidate}", "unsat", answer))
+            if answer.status == "unknown":
+                raise _Unknown(f"z3 could not decide the joint {name} > {candidate}: {answer.reason}")
+            if answer.status != "unsat":
+                return False
             if self.neighbours is Neighbours.REPLACE_ONE:
                 break  # swapping the two records mirrors a fall into a rise
-        return best
+        return True
 
     # -- lifting -----------------------------------------------------------------------
 
@@ -545,16 +527,6 @@ def prove_sensitivity(
         rule_failure = f"solver inconclusive: {error}"
     except InvalidArgument as error:
         rule_failure = f"not translatable: {error}"
-    if bound is None or bound is sympy.oo or not bound.free_symbols:
-        try:
-            joint = prover.joint_bound(quality.expr)
-        except _Unknown as error:
-            joint = None
-            rule_failure = (rule_failure + "; " if rule_failure else "") + f"joint encoding inconclusive: {error}"
-        if joint is not None and (bound is None or bound is sympy.oo or _rational(joint) < bound):
-            bound = _rational(joint)
-            method = "joint"
-    queries = tuple(prover.queries)
     if outputs is not None:
         outputs = list(outputs)
         for r in outputs:
@@ -580,6 +552,16 @@ def prove_sensitivity(
             if exceeds or attains:
                 break
     summary = merge(done)
+    if summary is not None and summary.best and (bound is None or bound is sympy.oo or not bound.free_symbols):
+        observed = max(p.difference for p in summary.best.values())
+        attained = bound is not None and bound is not sympy.oo and observed == bound
+        if not attained:
+            try:
+                if prover.joint_bound(quality.expr, observed):
+                    bound, method = _rational(observed), "joint"
+            except _Unknown as error:
+                rule_failure = (rule_failure + "; " if rule_failure else "") + f"joint encoding inconclusive: {error}"
+    queries = tuple(prover.queries)
 
     def result(
         status: Status,

@@ -33,6 +33,8 @@ __all__ = [
 ]
 
 DEFAULT_RLIMIT = 5_000_000
+#: Optimize only guesses a bound (two plain checks certify it), so it gets a larger budget.
+OPTIMISE_RLIMIT_FACTOR = 20
 DEFAULT_TIMEOUT_MS = 20_000
 
 
@@ -77,8 +79,29 @@ def _value(v: Any) -> Fraction | int | bool:
     raise InvalidArgument(f"unexpected model value {v}", parameter="model", value=str(v))  # pragma: no cover
 
 
-def _model(model: z3.ModelRef) -> dict[str, Fraction | int | bool]:
-    return {d.name(): _value(model[d]) for d in model.decls() if d.arity() == 0}
+def _model(model: z3.ModelRef, assertions: list[z3.BoolRef]) -> dict[str, Fraction | int | bool]:
+    """A value for every variable of the query (z3 may leave eliminated ones out: they are completed)."""
+    values = {d.name(): _value(model[d]) for d in model.decls() if d.arity() == 0}
+    for assertion in assertions:
+        for variable in _variables(assertion):
+            name = variable.decl().name()
+            if name not in values:
+                values[name] = _value(model.eval(variable, model_completion=True))
+    return values
+
+
+_RLIMIT_SEEN = [0]
+_OPTIMISE_USED: list[int] = []
+
+
+def _rlimit_delta(statistics: Any) -> int:
+    """The resource count one call used: z3 reports a running total for the context."""
+    if "rlimit count" not in statistics.keys():
+        return 0
+    total = int(statistics.get_key_value("rlimit count"))
+    used = max(0, total - _RLIMIT_SEEN[0])
+    _RLIMIT_SEEN[0] = total
+    return used
 
 
 def _smt2(assertions: Iterable[z3.BoolRef], logic: str) -> str:
@@ -135,10 +158,10 @@ def check(
     solver.set("timeout", timeout_ms)
     solver.add(*assertions)
     answer = solver.check()
-    used = int(solver.statistics().get_key_value("rlimit count")) if "rlimit count" in solver.statistics().keys() else 0
+    used = _rlimit_delta(solver.statistics())
     smt2 = _smt2(assertions, _logic(assertions))
     if answer == z3.sat:
-        return QueryResult("sat", _model(solver.model()), "", smt2, used, f"z3 {z3_version()}")
+        return QueryResult("sat", _model(solver.model(), assertions), "", smt2, used, f"z3 {z3_version()}")
     if answer == z3.unsat:
         return QueryResult("unsat", None, "", smt2, used, f"z3 {z3_version()}")
     return QueryResult("unknown", None, solver.reason_unknown(), smt2, used, f"z3 {z3_version()}")
@@ -153,15 +176,18 @@ def maximise(
 ) -> tuple[str, Fraction | None]:
     """z3 Optimize's *guess* of ``max objective``: ``("bounded", value)``, ``("unbounded", None)`` or ``("unknown", None)``.
 
-    A guess only: callers certify it with two plain :func:`check` calls.  A
-    supremum that is not attained (z3 answers ``v − ε``) is ``("unknown", None)``.
+    A guess only: callers certify it with two plain :func:`check` calls, so it
+    runs with ``rlimit × OPTIMISE_RLIMIT_FACTOR``.  A supremum that is not
+    attained (z3 answers ``v − ε``) is ``("unknown", None)``.
     """
     optimiser = z3.Optimize()
-    optimiser.set("rlimit", rlimit)
+    optimiser.set("rlimit", rlimit * OPTIMISE_RLIMIT_FACTOR)
     optimiser.set("timeout", timeout_ms)
     optimiser.add(*assertions)
     handle = optimiser.maximize(objective)
-    if optimiser.check() != z3.sat:
+    answer = optimiser.check()
+    _OPTIMISE_USED.append(_rlimit_delta(optimiser.statistics()))
+    if answer != z3.sat:
         return ("unknown", None)
     upper = handle.upper()
     text = str(upper)
