@@ -20,7 +20,7 @@ from expmech.spec._errors import InvalidArgument, describe
 from ._exactreal import ExpRatio, LogExpRatio
 from ._expsum import DEFAULT_MAX_PRECISION, ExpSum
 from ._inputs import check_base_measure, check_epsilon, check_outputs, check_quality, evaluate_scores
-from ._inversion import DEFAULT_TABLE_BITS, InversionTable
+from ._inversion import InversionTable
 from ._random import resolve_rng
 
 __all__ = ["Distribution", "ExponentialMechanism", "PrivacyLoss"]
@@ -253,13 +253,10 @@ class Distribution:
         """One exact draw; the sampling table is built once and reused."""
         return self.outputs[self._sampling_table().sample(resolve_rng(rng))]
 
-    def _sampling_table(self, bits: int = DEFAULT_TABLE_BITS) -> InversionTable:
-        if self._table is None or bits != DEFAULT_TABLE_BITS:
+    def _sampling_table(self) -> InversionTable:
+        if self._table is None:
             mechanism = self._mechanism
-            table = InversionTable(mechanism.base_measure, self._scores, mechanism.epsilon, bits=bits)
-            if bits != DEFAULT_TABLE_BITS:
-                return table
-            self._table = table
+            self._table = InversionTable(mechanism.base_measure, self._scores, mechanism.epsilon)
         return self._table
 
     def __repr__(self) -> str:

@@ -93,9 +93,19 @@ class _Probe:
 
 
 def _guided_search(
-    strategy: st.SearchStrategy[Any], probe: Callable[[Any], _Probe], label: str, max_examples: int, seed: int
-) -> tuple[Witness | None, dict[str, Any]]:
-    """Run hypothesis over ``strategy``, steering with ``target(probe(pair).steer)``; stop at a violation."""
+    strategy: st.SearchStrategy[Any],
+    probe: Callable[[Any], _Probe],
+    label: str,
+    max_examples: int,
+    seed: int,
+    *,
+    refuted: Callable[[Witness], str],
+    tested: Callable[[int, Fraction], str],
+) -> FalsificationResult:
+    """Run hypothesis over ``strategy``, steering with ``target(probe(pair).steer)``; REFUTED at a violation, else TESTED.
+
+    ``refuted(witness)`` and ``tested(examples, largest)`` word the reason.
+    """
     state: dict[str, Any] = {"examples": 0, "largest": Fraction(0), "found_at": None}
 
     @given(strategy)
@@ -109,7 +119,15 @@ def _guided_search(
                 state["found_at"] = state["examples"]
             raise _Found(result.violation)
 
-    return _run(test, _check_examples(max_examples), seed), state
+    witness = _run(test, _check_examples(max_examples), seed)
+    if witness is not None:
+        return FalsificationResult(
+            Status.REFUTED, "hypothesis", state["examples"], state["largest"], witness, refuted(witness), seed,
+            found_at=state["found_at"],
+        )
+    return FalsificationResult(
+        Status.TESTED, "hypothesis", state["examples"], state["largest"], None, tested(state["examples"], state["largest"]), seed
+    )
 
 
 def _run(test: Callable[[], None], max_examples: int, seed: int) -> Witness | None:
@@ -169,16 +187,14 @@ def falsify(
         violation = Witness(tuple(first), tuple(second), at, best, len(first)) if best > limit else None
         return _Probe(float(best - limit), best, violation)
 
-    witness, state = _guided_search(strategy, probe, "difference above the claim", max_examples, seed)
-    if witness is not None:
-        return FalsificationResult(
-            Status.REFUTED, "hypothesis", state["examples"], state["largest"], witness,
-            f"|q(D, r) − q(D', r)| = {witness.difference} > claimed {_claim_at(claim, witness.size)} at r={witness.output!r}", seed,
-            found_at=state["found_at"],
-        )
-    return FalsificationResult(
-        Status.TESTED, "hypothesis", state["examples"], state["largest"], None,
-        f"no violation in {state['examples']} neighbouring pairs (largest difference {state['largest']})", seed,
+    return _guided_search(
+        strategy,
+        probe,
+        "difference above the claim",
+        max_examples,
+        seed,
+        refuted=lambda w: f"|q(D, r) − q(D', r)| = {w.difference} > claimed {_claim_at(claim, w.size)} at r={w.output!r}",
+        tested=lambda count, largest: f"no violation in {count} neighbouring pairs (largest difference {largest})",
     )
 
 
@@ -214,16 +230,14 @@ def falsify_privacy(
         violation = Witness(tuple(first), tuple(second), loss.output, high, len(first)) if loss > bound else None
         return _Probe(float(high), high, violation)
 
-    witness, state = _guided_search(strategy, probe, "privacy loss", max_examples, seed)
-    if witness is not None:
-        return FalsificationResult(
-            Status.REFUTED, "hypothesis", state["examples"], state["largest"], witness,
-            f"exact privacy loss > {bound} (about {float(witness.difference):.6g}) at r={witness.output!r}", seed,
-            found_at=state["found_at"],
-        )
-    return FalsificationResult(
-        Status.TESTED, "hypothesis", state["examples"], state["largest"], None,
-        f"no pair in {state['examples']} had privacy loss > {bound}", seed,
+    return _guided_search(
+        strategy,
+        probe,
+        "privacy loss",
+        max_examples,
+        seed,
+        refuted=lambda w: f"exact privacy loss > {bound} (about {float(w.difference):.6g}) at r={w.output!r}",
+        tested=lambda count, _largest: f"no pair in {count} had privacy loss > {bound}",
     )
 
 

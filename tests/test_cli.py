@@ -112,7 +112,7 @@ def test_certify_then_check(tmp_path, capsys):
     assert code == 0
     for stem in ("median", "synthetic-data"):
         assert (tmp_path / f"{stem}.cert.json").is_file()
-        assert "certified ε" not in (tmp_path / f"{stem}.md").read_text() or True
+        assert "- status: **PROVED**" in (tmp_path / f"{stem}.md").read_text()
         html = (tmp_path / f"{stem}.html").read_text()
         assert "data:image/png;base64," in html
         assert (tmp_path / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
@@ -122,8 +122,8 @@ def test_certify_then_check(tmp_path, capsys):
 
 def test_check_reports_a_tampered_certificate(tmp_path, capsys):
     """A tampered certificate makes `expmech check` exit 1 and name the problem."""
-    run(["certify", "expmech.impl:catalogue_entry", "-o", str(tmp_path)], capsys)  # not a mechanism: usage error
-    code, _, _ = run(["certify", "expmech.impl:CATALOGUE", "-o", str(tmp_path)], capsys)
+    assert run(["certify", "expmech.impl:catalogue_entry", "-o", str(tmp_path)], capsys)[0] == 2  # not a mechanism
+    assert run(["certify", "expmech.impl:CATALOGUE", "-o", str(tmp_path)], capsys)[0] == 0
     path = tmp_path / "median.cert.json"
     text = path.read_text().replace('"epsilon0": "1/2"', '"epsilon0": "1/3"')
     path.write_text(text)
