@@ -1,11 +1,11 @@
 """expmech.proofs: evidence — sensitivity proofs, falsifiers, conformance, the command."""
 
-from ._certificate import Certificate, certify
-from ._check import CheckReport, check_certificate
-from ._falsify import FalsificationResult, exhaustive_check, falsify, falsify_privacy
-from ._monotone import MonotonicityResult, prove_monotone
+from .certificate._build import Certificate, certify
+from .certificate._check import CheckReport, check_certificate
+from .prover._falsify import FalsificationResult, exhaustive_check, falsify, falsify_privacy
+from .prover._monotone import MonotonicityResult, prove_monotone
 from ._outcome import Status
-from ._sensitivity import SensitivityResult, Witness, prove_sensitivity
+from .prover._sensitivity import SensitivityResult, Witness, prove_sensitivity
 from ._assertions import DPInconclusive, DPViolation, assert_dp, assert_sensitivity
 
 __all__ = [

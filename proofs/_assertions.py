@@ -23,9 +23,9 @@ import sympy
 
 from expmech.spec import DATASET_SIZE, QualityFunction
 
-from ._certificate import Certificate, certify
+from .certificate._build import Certificate, certify
 from ._outcome import Status
-from ._sensitivity import _at_least, _parse_claim
+from .prover._sensitivity import _at_least, _parse_claim
 
 __all__ = ["DPInconclusive", "DPViolation", "assert_dp", "assert_sensitivity"]
 
@@ -81,7 +81,7 @@ def assert_dp(
 
 def assert_sensitivity(quality: QualityFunction, *, neighbours: Any, claimed: Any, **options: Any) -> Any:
     """Assert that the sensitivity of ``quality`` is PROVED to be at most ``claimed``; return the result."""
-    from ._sensitivity import prove_sensitivity
+    from .prover._sensitivity import prove_sensitivity
 
     result = prove_sensitivity(quality, neighbours=neighbours, claimed=claimed, **options)
     if result.status is Status.REFUTED and result.counterexample is not None:

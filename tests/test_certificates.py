@@ -6,9 +6,9 @@ import pytest
 
 from expmech.impl import CATALOGUE, WRONG_CATALOGUE, catalogue_entry
 from expmech.proofs import Status, certify, check_certificate
-from expmech.proofs._canonical import canonical_bytes, sha256_hex
-from expmech.proofs._certificate import seal
-from expmech.proofs._check import certificate_schema
+from expmech.proofs.certificate._canonical import canonical_bytes, sha256_hex
+from expmech.proofs.certificate._build import seal
+from expmech.proofs.certificate import certificate_schema
 from expmech.spec import InvalidArgument, InvalidType
 
 

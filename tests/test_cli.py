@@ -9,7 +9,7 @@ from importlib import resources
 
 import jsonschema
 
-from expmech.proofs._cli import main
+from expmech.proofs.cli import main
 
 
 def run(argv, capsys):
@@ -135,5 +135,5 @@ def test_check_reports_a_tampered_certificate(tmp_path, capsys):
 
 def test_console_script_is_installed():
     """`expmech` is on PATH as a console script and prints its version."""
-    result = subprocess.run([sys.executable, "-m", "expmech.proofs._cli", "--version"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "expmech.proofs.cli", "--version"], capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout.startswith("expmech ")

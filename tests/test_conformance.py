@@ -6,9 +6,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from expmech.proofs._cli import main
-from expmech.proofs._conformance import Finding, check_statement, search_dropped_hypothesis
-from expmech.proofs._families import FAMILIES
+from expmech.proofs.cli import main
+from expmech.proofs.conformance import Finding, check_statement, search_dropped_hypothesis
+from expmech.proofs.conformance import FAMILIES
 from expmech.spec import InvalidArgument, statement
 
 CHEAP = ["mechanism", "density", "privacy", "accuracy-lemma", "accuracy", "predicate-query", "auctions", "global-sensitivity"]

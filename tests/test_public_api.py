@@ -6,7 +6,11 @@ import types
 import pytest
 
 
-@pytest.mark.parametrize("name", ["expmech.spec", "expmech.impl", "expmech.proofs"])
+LAYERS = ["expmech.spec", "expmech.impl", "expmech.proofs"]
+ROOMS = ["expmech.proofs.prover", "expmech.proofs.certificate", "expmech.proofs.conformance", "expmech.proofs.cli"]
+
+
+@pytest.mark.parametrize("name", LAYERS + ROOMS)
 def test_all_is_the_public_set(name):
     """__all__ lists every public name the package defines, and only those."""
     module = importlib.import_module(name)
@@ -19,7 +23,7 @@ def test_all_is_the_public_set(name):
     assert len(module.__all__) == len(set(module.__all__))
 
 
-@pytest.mark.parametrize("name", ["expmech.spec", "expmech.impl", "expmech.proofs"])
+@pytest.mark.parametrize("name", LAYERS + ROOMS)
 def test_public_callables_have_docstrings(name):
     """Every public function and class states its contract in a docstring."""
     module = importlib.import_module(name)

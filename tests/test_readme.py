@@ -6,7 +6,7 @@ import shlex
 
 import pytest
 
-from expmech.proofs._cli import main
+from expmech.proofs.cli import main
 
 README = (pathlib.Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
 PYTHON_BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.S)

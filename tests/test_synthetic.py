@@ -11,7 +11,7 @@ import sympy
 from expmech.impl import ExponentialMechanism
 from expmech.impl._synthetic import SyntheticDataMechanism, conjunctions, halfspaces
 from expmech.proofs import Status, certify, check_certificate, prove_sensitivity
-from expmech.proofs._cli import main
+from expmech.proofs.cli import main
 from expmech.spec import DATASET_SIZE, InvalidArgument, derive_epsilon
 from stats import chi_square_pvalue
 

@@ -26,14 +26,14 @@ from expmech.spec import DATASET_SIZE, ExpMechError, InvalidArgument, Neighbours
 from expmech.spec._serial import rational_from_text
 
 from ._canonical import sha256_hex
-from ._certificate import implementation_sha256
+from ._build import implementation_sha256
 
 __all__ = ["CheckReport", "check_certificate", "certificate_schema"]
 
 
 def certificate_schema() -> dict[str, Any]:
     """The published JSON Schema (draft 2020-12) of certificates."""
-    text = resources.files("expmech.proofs").joinpath("certificate.schema.json").read_text(encoding="utf-8")
+    text = resources.files("expmech.proofs.certificate").joinpath("certificate.schema.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 
@@ -237,8 +237,8 @@ def _regenerate(quality: Any, relation: Neighbours, sensitivity: dict[str, Any],
     Re-running the recorded queries alone would accept a query swapped for a
     trivially unsatisfiable one; regenerating them ties each query to the claim.
     """
-    from ._sensitivity import prove_sensitivity
-    from ._z3bridge import z3_version
+    from ..prover._sensitivity import prove_sensitivity
+    from ..prover._z3bridge import z3_version
 
     claimed = sensitivity.get("claimed")
     fresh = prove_sensitivity(quality, neighbours=relation, claimed=None if claimed is None else _expr(claimed), outputs=outputs)

@@ -8,7 +8,7 @@ from typing import Any
 
 from expmech.spec import STATEMENTS
 
-from ._conformance import DroppedHypothesis, Finding, StatementReport, report_statement
+from ..conformance._conformance import DroppedHypothesis, Finding, StatementReport, report_statement
 
 __all__ = ["render_json", "render_text", "spec_reports"]
 

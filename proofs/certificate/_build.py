@@ -44,9 +44,9 @@ from expmech.spec._errors import describe
 from expmech.spec._validate import positive_rational
 
 from ._canonical import sha256_hex
-from ._monotone import MonotonicityResult, prove_monotone
-from ._outcome import Status
-from ._sensitivity import SensitivityResult, Witness, prove_sensitivity
+from ..prover._monotone import MonotonicityResult, prove_monotone
+from .._outcome import Status
+from ..prover._sensitivity import SensitivityResult, Witness, prove_sensitivity
 
 __all__ = [
     "PREDICATE_TYPE",

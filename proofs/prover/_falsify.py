@@ -30,8 +30,8 @@ from expmech.spec import DATASET_SIZE, InvalidArgument, InvalidType, Neighbours,
 from expmech.spec._errors import describe
 from expmech.spec._validate import as_rational
 
-from . import strategies as strategies_module
-from ._outcome import Status
+from .. import strategies as strategies_module
+from .._outcome import Status
 from ._sensitivity import Witness, _parse_claim
 
 __all__ = ["FalsificationResult", "exhaustive_check", "falsify", "falsify_privacy"]

@@ -28,7 +28,7 @@ from expmech.impl._synthetic import SyntheticDataMechanism, conjunctions, halfsp
 from expmech.spec import DATASET_SIZE, InvalidArgument, derive_epsilon
 from expmech.spec._serial import rational_from_text
 
-from ._certificate import certify
+from ..certificate._build import certify
 
 __all__ = ["read_bits", "run_synth"]
 

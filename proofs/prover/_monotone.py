@@ -26,7 +26,7 @@ import sympy
 from expmech.spec import Count, InvalidType, Mean, Neighbours, QualityFunction, Size, Total
 from expmech.spec._errors import describe
 
-from ._outcome import Status
+from .._outcome import Status
 from ._search import all_records, count_multisets, decode_record, neighbouring_scores, record_space_size
 from ._sensitivity import _NoRule, _Prover, _Unknown
 from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, check, z3_version

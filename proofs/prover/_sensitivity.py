@@ -61,7 +61,7 @@ from expmech.spec import (
 from expmech.spec._errors import describe
 from expmech.spec._quality import _compile
 
-from ._outcome import Status
+from .._outcome import Status
 from ._search import Codes, SearchSummary, all_records, count_multisets, decode_record, merge, record_space_size, search_pairs
 from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, Translator, check, maximise, z3_version
 

@@ -28,8 +28,8 @@ from expmech.impl import CATALOGUE
 from expmech.spec import ExpMechError, InvalidArgument, QualityFunction
 from expmech.spec._serial import rational_from_text
 
-from ._certificate import Certificate, certify
-from ._outcome import Status
+from ..certificate._build import Certificate, certify
+from .._outcome import Status
 
 __all__ = [
     "EXIT_INCONCLUSIVE",

@@ -88,7 +88,7 @@ def _slug(name: str) -> str:
 
 
 def _certify(args: argparse.Namespace) -> int:
-    from ._report import write_report
+    from ..certificate._report import write_report
     from ._verify import load_targets, verify_targets
     from ._verify import exit_code as aggregate
 
@@ -112,7 +112,7 @@ def _certify(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from ._check import check_certificate
+    from ..certificate._check import check_certificate
 
     code = EXIT_VERIFIED
     for item in args.certificates:

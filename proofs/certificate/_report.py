@@ -20,7 +20,7 @@ from expmech.impl import ExponentialMechanism
 from expmech.spec import DATASET_SIZE, quality_from_json
 from expmech.spec._serial import rational_from_text
 
-from ._certificate import Certificate
+from ._build import Certificate
 from ._check import _decode
 
 __all__ = ["write_report"]
