@@ -5,6 +5,7 @@ privacy loss, exact samplers.  Rationals in, decisions out: no float ever
 decides a comparison.
 """
 
+from ._auction import DigitalGoodsAuction, Incentive, posted_price_utility
 from ._catalogue import CATALOGUE, WRONG_CATALOGUE, CatalogueEntry, catalogue_entry
 from ._exactreal import ExpRatio, LogExpRatio
 from ._expsum import DEFAULT_MAX_PRECISION, ExpSum
@@ -18,15 +19,18 @@ __all__ = [
     "DEFAULT_MAX_PRECISION",
     "WRONG_CATALOGUE",
     "CatalogueEntry",
+    "DigitalGoodsAuction",
     "Distribution",
     "ExpRatio",
     "ExpSum",
     "ExponentialMechanism",
+    "Incentive",
     "InversionTable",
     "LogExpRatio",
     "PermuteAndFlip",
     "PrivacyLoss",
     "catalogue_entry",
+    "posted_price_utility",
     "sample_bernoulli",
     "sample_bernoulli_exp",
 ]

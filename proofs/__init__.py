@@ -2,6 +2,7 @@
 
 from .certificate._build import Certificate, certify
 from .certificate._check import CheckReport, check_certificate
+from .conformance._truthfulness import TruthfulnessReport, check_truthfulness
 from .prover._falsify import FalsificationResult, exhaustive_check, falsify, falsify_privacy
 from .prover._monotone import MonotonicityResult, prove_monotone
 from ._outcome import Status
@@ -17,11 +18,13 @@ __all__ = [
     "MonotonicityResult",
     "SensitivityResult",
     "Status",
+    "TruthfulnessReport",
     "Witness",
     "assert_dp",
     "assert_sensitivity",
     "certify",
     "check_certificate",
+    "check_truthfulness",
     "exhaustive_check",
     "falsify",
     "falsify_privacy",

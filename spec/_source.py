@@ -498,19 +498,106 @@ POSTERIOR_SAMPLING = Statement(
     note="Informal, with no precise claim to check.",
 )
 
+# -- the digital-goods auction (McSherry–Talwar 2007) ---------------------------------
+price = sympy.Symbol("p", integer=True)
+P_truth = Function("P_v", nonnegative=True)  # Pr[price = p] when bidder i reports v_i
+P_lie = Function("P_b", nonnegative=True)  # Pr[price = p] when bidder i reports b
+u_truth = Function("u_v", nonnegative=True)  # g(p) = u_i(p | v_i) = (v_i − p)·1[v_i >= p]
+u_lie = Function("u_b", real=True)  # u_i(p | b) = (v_i − p)·1[b >= p]
+E_truth, E_lie, E_lie_g = sympy.symbols("E_truth E_lie E_lie_g", real=True)
+U_max = sympy.Symbol("U", nonnegative=True)
+N_p = sympy.Symbol("N_p", positive=True, integer=True)
+
 AUCTIONS = Statement(
     id="auctions",
-    kind="remark",
-    title="Digital-goods auctions (McSherry–Talwar)",
+    kind="theorem",
+    title="An ε-DP price makes truthful bidding (e^ε − 1)-dominant (McSherry–Talwar)",
     source_lines=(100, 100),
     source_quote="в теориях аукционов он позволяет реализовать условия честности",
     hypotheses=(
-        Hypothesis("prices", "prices p on a finite grid with p <= p_max; bids in a bounded range"),
-        Hypothesis("sensitivity", "Δq = max p: one bid changes p·|{bids >= p}| by at most p"),
+        Hypothesis(
+            "privacy",
+            "the price p is drawn by an ε-DP rule from the bids, bid vectors that differ in bidder i's bid being "
+            "neighbours: the exponential mechanism with revenue q(b, p) = p·|{j : b_j >= p}| over a finite price "
+            "grid and ε = 2ε₀Δq, Δq >= the largest change of q(·, p) when one bid changes",
+            Le(P_lie(price), exp(eps) * P_truth(price)),
+        ),
+        Hypothesis(
+            "utility-nonnegative",
+            "bidder i's utility when bidding truthfully is >= 0 at every price: u_i(p | v_i) = (v_i − p)·1[v_i >= p]",
+            Ge(u_truth(price), 0),
+            in_source=False,
+        ),
+        Hypothesis(
+            "truthful-dominant",
+            "at every fixed price truthful bidding is dominant: u_i(p | b) <= u_i(p | v_i) for every report b "
+            "(a bidder buys at p iff her bid is >= p and pays p, not her bid)",
+            Le(u_lie(price), u_truth(price)),
+            in_source=False,
+        ),
+        Hypothesis("utility-bounded", "u_i(p | v_i) <= U at every price", Le(E_truth, U_max), in_source=False),
     ),
-    conclusion=Le(sympy.Symbol("privacy_loss", nonnegative=True), 2 * eps * sympy.Symbol("p_max", positive=True)),
-    conclusion_text="with revenue q(D,p) = p·|{bids >= p}| the mechanism is (2ε·p_max)-DP (truthfulness itself is not checked)",
-    note="The truthfulness claim is informal; the checkable part is the privacy of the revenue-quality mechanism.",
+    conclusion=Le(E_lie - E_truth, (exp(eps) - 1) * E_truth),
+    conclusion_text=(
+        "for every bidder i, every other bids and every report b: E[u_i | b] − E[u_i | v_i] <= (e^ε − 1)·E[u_i | v_i], "
+        "i.e. E[u_i | v_i] >= e^{−ε}·E[u_i | b]; with u_i <= U the gain is at most (e^ε − 1)·U"
+    ),
+    steps=(
+        ProofStep(
+            "at each price the report's utility is at most the truthful one, weighted by Pr_b[p] >= 0",
+            Le(P_lie(price) * u_lie(price), P_lie(price) * u_truth(price)),
+            rule="combination",
+            premises=(Le(u_lie(price), u_truth(price)),),
+            multipliers=(P_lie(price),),
+        ),
+        ProofStep(
+            "so E[u_i(p | b)] under the report's price law is at most E[g(p)] under it, g(p) = u_i(p | v_i)",
+            Le(Sum(P_lie(price) * u_lie(price), (price, 1, N_p)), Sum(P_lie(price) * u_truth(price), (price, 1, N_p))),
+            rule="termwise-sum",
+            from_step=0,
+        ),
+        ProofStep(
+            "ε-DP bounds each price's probability, and g >= 0 keeps the direction (McSherry–Talwar's lemma)",
+            Le(P_lie(price) * u_truth(price), exp(eps) * P_truth(price) * u_truth(price)),
+            rule="combination",
+            premises=(Le(P_lie(price), exp(eps) * P_truth(price)),),
+            multipliers=(u_truth(price),),
+        ),
+        ProofStep(
+            "so E_b[g] <= e^ε · E_v[g] = e^ε · E[u_i | v_i]",
+            Le(Sum(P_lie(price) * u_truth(price), (price, 1, N_p)), exp(eps) * Sum(P_truth(price) * u_truth(price), (price, 1, N_p))),
+            rule="termwise-sum",
+            from_step=2,
+        ),
+        ProofStep(
+            "chaining: E[u_i | b] <= E_b[g] <= e^ε · E[u_i | v_i]",
+            Le(E_lie, exp(eps) * E_truth),
+            rule="combination",
+            premises=(Le(E_lie, E_lie_g), Le(E_lie_g, exp(eps) * E_truth)),
+            multipliers=(sympy.Integer(1), sympy.Integer(1)),
+        ),
+        ProofStep(
+            "the gain of the report is at most (e^ε − 1)·E[u_i | v_i]",
+            Le(E_lie - E_truth, (exp(eps) - 1) * E_truth),
+            rule="combination",
+            premises=(Le(E_lie, exp(eps) * E_truth),),
+            multipliers=(sympy.Integer(1),),
+        ),
+        ProofStep(
+            "with E[u_i | v_i] <= U the gain is at most (e^ε − 1)·U",
+            Le((exp(eps) - 1) * E_truth, (exp(eps) - 1) * U_max),
+            rule="combination",
+            premises=(Le(E_truth, U_max),),
+            multipliers=(exp(eps) - 1,),
+        ),
+    ),
+    constrains=("expmech.impl._auction:DigitalGoodsAuction.expected_utility",),
+    note=(
+        "McSherry and Talwar (2007), Lemma and Corollary: an ε-DP mechanism makes truth-telling (e^ε − 1)-dominant "
+        "for utilities in [0, U]. In the digital-goods auction the bidder's own bid also decides whether she buys, "
+        "so the argument needs truthful bidding to be dominant at every fixed price; and the DP step multiplies by "
+        "the utility, so it needs u >= 0. The source states neither; `expmech spec` shows a counterexample without each."
+    ),
 )
 
 STATEMENTS: tuple[Statement, ...] = (

@@ -153,7 +153,23 @@ def _nonnegative(expr: sympy.Expr) -> bool:
     if simplified.is_nonnegative is True:
         return True
     expanded = sympy.expand(simplified)
-    return expanded == 0 or expanded.is_nonnegative is True
+    if expanded == 0 or expanded.is_nonnegative is True:
+        return True
+    lifted = _exp_at_least_one(expanded)
+    return lifted is not None and sympy.expand(lifted).is_nonnegative is True
+
+
+def _exp_at_least_one(expr: sympy.Expr) -> sympy.Expr | None:
+    """``expr`` with each ``e^a``, ``a`` provably >= 0, replaced by ``1 + t`` for a fresh ``t >= 0``.
+
+    Sound for sign proofs: every such ``e^a`` *is* ``1 + t`` for some ``t >= 0``,
+    so if the result is >= 0 for all ``t >= 0`` then so is ``expr``.  ``None``
+    when there is no such power to replace.
+    """
+    powers = [p for p in expr.atoms(sympy.exp) if p.args[0].is_nonnegative is True]
+    if not powers:
+        return None
+    return expr.subs({p: 1 + sympy.Dummy("t", nonnegative=True) for p in powers})
 
 
 def _positive(expr: sympy.Expr) -> bool:

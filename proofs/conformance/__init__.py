@@ -2,13 +2,17 @@
 
 from ._conformance import DroppedHypothesis, Finding, StatementReport, check_statement, report_statement, search_dropped_hypothesis
 from ._families import FAMILIES
+from ._truthfulness import BidderTruthfulness, TruthfulnessReport, check_truthfulness
 
 __all__ = [
     "FAMILIES",
+    "BidderTruthfulness",
     "DroppedHypothesis",
     "Finding",
     "StatementReport",
+    "TruthfulnessReport",
     "check_statement",
+    "check_truthfulness",
     "report_statement",
     "search_dropped_hypothesis",
 ]

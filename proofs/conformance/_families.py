@@ -23,7 +23,6 @@ from typing import Any
 import sympy
 
 from expmech.impl import ExponentialMechanism, ExpRatio, ExpSum
-from expmech.impl._catalogue import catalogue_entry
 from expmech.spec import InvalidArgument, statement
 
 __all__ = ["FAMILIES", "Evaluation", "InstanceFamily"]
@@ -544,27 +543,7 @@ class SyntheticSizeFamily(InstanceFamily):
         return Evaluation(hypotheses, probability <= delta, f"Pr[B] ≈ {float(probability):.4g}, δ = {delta}")
 
 
-class AuctionsFamily(InstanceFamily):
-    """The revenue-quality auction's exact privacy loss against 2ε·max p."""
-
-    statement_id = "auctions"
-
-    def generate(self, rng: random.Random) -> dict[str, Any]:
-        data = [rng.randint(0, 10) for _ in range(rng.randint(1, 4))]
-        other = list(data)
-        other[rng.randrange(len(other))] = rng.randint(0, 10)
-        claimed = Fraction(10) if rng.random() < 0.7 else Fraction(_pick(rng, (1, 2, 5)))
-        return {"d1": data, "d2": other, "delta": claimed, "epsilon": _pick(rng, (Fraction(1, 20), Fraction(1, 10), Fraction(1, 4)))}
-
-    def evaluate(self, instance: dict[str, Any]) -> Evaluation:
-        entry = catalogue_entry("auction-price")
-        quality = entry.quality
-        hypotheses = {"prices": True, "sensitivity": instance["delta"] >= 10}
-        mech = ExponentialMechanism(quality, epsilon=instance["epsilon"], outputs=quality.outputs())
-        loss = mech.privacy_loss(instance["d1"], instance["d2"])
-        bound = 2 * instance["epsilon"] * instance["delta"]
-        return Evaluation(hypotheses, loss <= bound, f"loss ≈ {float(loss):.4g}, bound = {bound}")
-
+from ._auction_family import AuctionsFamily  # noqa: E402 - it builds on the base classes above
 
 FAMILIES: dict[str, InstanceFamily] = {
     family.statement_id: family
