@@ -14,8 +14,9 @@ from typing import Union
 
 from flint import arb, ctx
 
-from expmech.spec._errors import InvalidArgument, PrecisionExhausted
+from expmech.spec._errors import InvalidArgument, PrecisionExhausted, describe
 
+from ._display import log_text, ratio_text
 from ._expsum import (
     DEFAULT_MAX_PRECISION,
     ExactOrdering,
@@ -53,11 +54,11 @@ class ExpRatio(ExactOrdering):
         den = _coerce(denominator)
         if num is None:
             raise InvalidArgument(
-                f"numerator={numerator!r} must be an ExpSum or a rational", parameter="numerator", value=numerator
+                f"numerator={describe(numerator)} must be an ExpSum or a rational", parameter="numerator", value=numerator
             )
         if den is None or den.sign() <= 0:
             raise InvalidArgument(
-                f"denominator={denominator!r} must be a positive ExpSum or rational",
+                f"denominator={describe(denominator)} must be a positive ExpSum or rational",
                 parameter="denominator",
                 value=denominator,
             )
@@ -111,7 +112,7 @@ class ExpRatio(ExactOrdering):
     def log(self) -> LogExpRatio:
         """``ln(self)``; the value must be positive."""
         if self.numerator.sign() <= 0:
-            raise InvalidArgument(f"log of a non-positive value {self!r}", parameter="self", value=self)
+            raise InvalidArgument(f"log of a non-positive value {self}", parameter="self", value=self)
         return LogExpRatio._trusted(self.numerator, self.denominator)
 
     def __float__(self) -> float:
@@ -122,8 +123,12 @@ class ExpRatio(ExactOrdering):
         ball = _quotient_ball(self.numerator.shift(-top), self.denominator.shift(-top), 53, DEFAULT_MAX_PRECISION)
         return float(ball.mid())
 
+    def __str__(self) -> str:
+        """The exact form and a decimal approximation: ``e^(-1/4) / (3·e^(-1/4) + 2) ≈ 0.1748``."""
+        return ratio_text(self)
+
     def __repr__(self) -> str:
-        return f"ExpRatio({self.numerator!r}, {self.denominator!r})"
+        return f"ExpRatio({ratio_text(self)})"
 
 
 class LogExpRatio(ExactOrdering):
@@ -204,8 +209,12 @@ class LogExpRatio(ExactOrdering):
         lo, hi = self.enclose(53)
         return float((lo + hi) / 2)
 
+    def __str__(self) -> str:
+        """The exact form and a decimal approximation: ``ln((1 + e) / 2) ≈ 0.6201``."""
+        return log_text(self)
+
     def __repr__(self) -> str:
-        return f"LogExpRatio({self.numerator!r}, {self.denominator!r})"
+        return f"LogExpRatio({log_text(self)})"
 
 
 def _quotient_ball(numerator: ExpSum, denominator: ExpSum, bits: int, max_precision: int) -> arb:

@@ -20,7 +20,10 @@ from typing import Any, Union
 from flint import arb, ctx, fmpq
 
 from expmech.spec._errors import InvalidArgument, InvalidType, PrecisionExhausted, describe
+
 from expmech.spec._validate import as_rational
+
+from ._display import sum_text
 
 __all__ = [
     "DEFAULT_MAX_PRECISION",
@@ -333,12 +336,12 @@ class ExpSum(ExactOrdering):
     def __bool__(self) -> bool:
         return bool(self._terms)
 
+    def __str__(self) -> str:
+        """The exact sum in mathematical form, largest exponent first: ``3·e^(1/2) − 1``."""
+        return sum_text(self)
+
     def __repr__(self) -> str:
-        if not self._terms:
-            return "ExpSum(0)"
-        parts = [f"{c}*e^({b})" if b != 0 else f"{c}" for b, c in self._terms[:6]]
-        more = f" + ... ({len(self._terms) - 6} more)" if len(self._terms) > 6 else ""
-        return "ExpSum(" + " + ".join(parts) + more + ")"
+        return f"ExpSum({self})"
 
 
 _ZERO = Fraction(0)

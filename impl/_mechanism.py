@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from expmech.spec._errors import InvalidArgument, describe
+from expmech.spec._errors import InvalidArgument, describe, readable
 
 from ._exactreal import ExpRatio, LogExpRatio
 from ._expsum import DEFAULT_MAX_PRECISION, ExpSum
@@ -300,6 +300,13 @@ class PrivacyLoss:
     def __float__(self) -> float:
         """A float near the loss, for display only."""
         return float(self.value)
+
+    def __str__(self) -> str:
+        """The exact loss, its approximation and where it is attained: ``ln(…) ≈ 0.374 at r = 5``."""
+        return f"{self.value} at r = {readable(self.output)}"
+
+    def __repr__(self) -> str:
+        return f"PrivacyLoss({self})"
 
 
 def _unwrap(value: object) -> Any:

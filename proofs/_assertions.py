@@ -22,6 +22,7 @@ from typing import Any
 import sympy
 
 from expmech.spec import DATASET_SIZE, QualityFunction
+from expmech.spec._errors import readable
 
 from .certificate._build import Certificate, certify
 from ._outcome import Status
@@ -75,7 +76,7 @@ def assert_dp(
         limit = _parse_claim(max_epsilon)
         proved = sympy.sympify(certificate.epsilon, locals={"n": DATASET_SIZE})
         if limit is None or not _at_least(limit, proved):
-            raise DPViolation(f"{name}: the proved ε = {certificate.epsilon} is not <= max_epsilon = {max_epsilon}")
+            raise DPViolation(f"{name}: the proved ε = {certificate.epsilon} is not <= max_epsilon = {readable(max_epsilon)}")
     return certificate
 
 
@@ -85,10 +86,7 @@ def assert_sensitivity(quality: QualityFunction, *, neighbours: Any, claimed: An
 
     result = prove_sensitivity(quality, neighbours=neighbours, claimed=claimed, **options)
     if result.status is Status.REFUTED and result.counterexample is not None:
-        c = result.counterexample
-        raise DPViolation(
-            f"Δq <= {claimed} is REFUTED: D = {c.dataset1}, D' = {c.dataset2}, r = {c.output!r}, difference {c.difference}"
-        )
+        raise DPViolation(f"Δq <= {readable(claimed)} is REFUTED: {result.counterexample}")
     if result.status is not Status.PROVED:
-        raise DPInconclusive(f"Δq <= {claimed} is {result.status}: {result.reason}")
+        raise DPInconclusive(f"Δq <= {readable(claimed)} is {result.status}: {result.reason}")
     return result

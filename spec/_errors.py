@@ -8,6 +8,8 @@ working for callers that do not know this package.
 
 from __future__ import annotations
 
+import decimal
+from fractions import Fraction
 from typing import Any
 
 __all__ = [
@@ -16,15 +18,60 @@ __all__ = [
     "InvalidType",
     "PrecisionExhausted",
     "QualityError",
+    "approximate",
     "describe",
+    "readable",
 ]
 
 _MAX_REPR = 120
 
 
+def readable(value: Any) -> str:
+    """``value`` in mathematical form: rationals as ``-1`` and ``1/2``, never ``Fraction(-1, 1)``.
+
+    Containers are written element by element (tuples as ``(a, b)``, lists as
+    ``[a, b]``, mappings as ``{k: v}``); strings keep their quotes; anything
+    else is its ``repr``.
+
+    >>> readable((Fraction(-1), Fraction(1, 2), "r"))
+    "(-1, 1/2, 'r')"
+    """
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, Fraction):
+        return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        inner = ", ".join(readable(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return "[" + ", ".join(readable(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{readable(k)}: {readable(v)}" for k, v in value.items()) + "}"
+    if type(value).__module__.startswith("sympy"):
+        return str(value)
+    return repr(value)
+
+
+def approximate(value: Fraction, digits: int = 4) -> str:
+    """A decimal approximation of a rational with ``digits`` significant digits, for display only.
+
+    Works at any magnitude (no float overflow): ``approximate(Fraction(1, 3)) == "0.3333"``.
+    """
+    if value == 0:
+        return "0"
+    context = decimal.Context(prec=digits, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+    quotient = context.divide(decimal.Decimal(value.numerator), decimal.Decimal(value.denominator))
+    exponent = quotient.adjusted()
+    if -5 <= exponent < digits:
+        return format(quotient, "f")
+    return format(quotient, "e").replace("e+", "e")
+
+
 def describe(value: Any) -> str:
-    """Return ``repr(value)`` shortened to at most 120 characters, for messages."""
-    text = repr(value)
+    """``value`` for a message: :func:`readable`, shortened to at most 120 characters."""
+    text = readable(value)
     if len(text) > _MAX_REPR:
         text = text[: _MAX_REPR - 3] + "..."
     return text

@@ -18,13 +18,33 @@ SHELL_LINES = [
 ]
 
 
-def test_python_examples_run_in_order(tmp_path, monkeypatch):
-    """Every ```python block of the README runs, in order, in one namespace."""
+def _expected_outputs(block):
+    """The comment after each ``print(...)`` line: the output it promises (``…`` matches anything)."""
+    return [line.split("#", 1)[1].strip() for line in block.splitlines() if line.startswith("print(") and "#" in line]
+
+
+def _matches(expected, printed):
+    pattern = ".*?".join(re.escape(part) for part in expected.split("…"))
+    return re.fullmatch(pattern, printed, flags=re.S) is not None
+
+
+@pytest.mark.parametrize("index", range(len(PYTHON_BLOCKS)))
+def test_each_python_block_runs_on_its_own_and_prints_what_it_says(index, tmp_path, monkeypatch):
+    """Every ```python block of the README runs alone, in a fresh namespace; each print shows what its comment promises."""
     monkeypatch.chdir(tmp_path)
+    block = PYTHON_BLOCKS[index]
+    printed = []
+    namespace = {"print": lambda *args, **_: printed.append(" ".join(str(a) for a in args))}
+    exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102 - the README is ours
+    expected = _expected_outputs(block)
+    assert len(printed) == len(expected)
+    for promise, output in zip(expected, printed):
+        assert _matches(promise, output), (promise, output)
+
+
+def test_the_readme_has_its_python_examples():
+    """The three uses and the exact-arithmetic section each show Python."""
     assert len(PYTHON_BLOCKS) >= 4
-    namespace: dict = {}
-    for block in PYTHON_BLOCKS:
-        exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102 - the README is ours
 
 
 def test_setup_commands_are_the_two_documented():
@@ -51,3 +71,10 @@ def test_the_failing_example_fails_as_documented(capsys):
     """The wrong-catalogue example exits 1."""
     (line,) = [line for line in SHELL_LINES if "WRONG" in line]
     assert main(shlex.split(line)[1:]) == 1
+
+
+def test_a_broken_promise_is_caught():
+    """The comparison of a print with its comment can fail: wrong text or a missing part does not match."""
+    assert _matches("|q| = … > 1/2 at r = …", "|q| = 1 > 1/2 at r = 0")
+    assert not _matches("|q| = … > 1/2 at r = …", "|q| = 1 > 1 at r = 0")
+    assert not _matches("ε = 1", "ε = 1/2")

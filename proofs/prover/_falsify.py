@@ -26,11 +26,13 @@ from hypothesis import HealthCheck, given, settings, target
 from hypothesis import strategies as st
 
 from expmech.impl import ExponentialMechanism
-from expmech.spec import DATASET_SIZE, InvalidArgument, InvalidType, Neighbours, RecordSchema
-from expmech.spec._errors import describe
+from expmech.impl._inputs import evaluate_scores
+from expmech.spec import DATASET_SIZE, InvalidArgument, InvalidType, Neighbours, QualityError, RecordSchema
+from expmech.spec._errors import approximate, describe, readable
 from expmech.spec._validate import as_rational
 
 from .. import strategies as strategies_module
+from .._display import falsification_text
 from .._outcome import Status
 from ._sensitivity import Witness, _parse_claim
 
@@ -57,6 +59,9 @@ class FalsificationResult:
     bounded_size: int | None = None
     found_at: int | None = None  # the example number of the first violation, before shrinking
 
+    def __str__(self) -> str:
+        return falsification_text(self)
+
 
 class _Found(Exception):
     def __init__(self, witness: Witness) -> None:
@@ -68,6 +73,14 @@ def _check_callable(quality: Any) -> Callable[[Any, Any], Any]:
     if not callable(quality):
         raise InvalidType(f"quality={describe(quality)} must be callable as quality(dataset, r)", parameter="quality", value=quality)
     return quality
+
+
+def _scores(quality: Callable[[Any, Any], Any], dataset: Any, outputs: tuple[Hashable, ...]) -> tuple[int | Fraction, ...]:
+    """``q(dataset, r)`` for every output, exactly; a quality that raises gets a QualityError naming the dataset."""
+    try:
+        return evaluate_scores(quality, dataset, outputs)
+    except QualityError as error:
+        raise QualityError(f"{error} on dataset={describe(dataset)}", output=error.output, value=error.value) from error.__cause__
 
 
 def _claim_at(claim: sympy.Expr, size: int) -> Fraction:
@@ -138,11 +151,17 @@ def _run(test: Callable[[], None], max_examples: int, seed: int) -> Witness | No
         derandomize=False,
         suppress_health_check=list(HealthCheck),
         phases=[hypothesis.Phase.generate, hypothesis.Phase.target, hypothesis.Phase.shrink],
+        report_multiple_bugs=False,
     )(test)
     try:
         hypothesis.seed(seed)(configured)()
     except _Found as found:
         return found.witness
+    except hypothesis.errors.Flaky as error:
+        raise QualityError(
+            f"the quality gave different results for the same datasets ({type(error).__name__}); a falsifier needs a deterministic q",
+            value=None,
+        ) from None
     return None
 
 
@@ -176,15 +195,17 @@ def falsify(
         raise InvalidArgument("outputs must not be empty", parameter="outputs", value=outputs)
     strategy = _pair_strategy(schema, pairs, relation, max_size)
 
+    outputs_tuple = tuple(choices)
+
     def probe(pair: Any) -> _Probe:
         first, second = pair
         best, at = Fraction(0), choices[0]
-        for r in choices:
-            gap = abs(as_rational(q(first, r), name="quality") - as_rational(q(second, r), name="quality"))
+        for r, a, b in zip(choices, _scores(q, first, outputs_tuple), _scores(q, second, outputs_tuple)):
+            gap = abs(Fraction(a) - b)
             if gap > best:
                 best, at = gap, r
         limit = _claim_at(claim, len(first))
-        violation = Witness(tuple(first), tuple(second), at, best, len(first)) if best > limit else None
+        violation = Witness(tuple(first), tuple(second), at, best, len(first), claimed=claim) if best > limit else None
         return _Probe(float(best - limit), best, violation)
 
     return _guided_search(
@@ -193,7 +214,7 @@ def falsify(
         "difference above the claim",
         max_examples,
         seed,
-        refuted=lambda w: f"|q(D, r) − q(D', r)| = {w.difference} > claimed {_claim_at(claim, w.size)} at r={w.output!r}",
+        refuted=lambda w: f"|q(D, r) − q(D', r)| = {readable(w.difference)} > claimed {readable(_claim_at(claim, w.size))} at r={readable(w.output)}",
         tested=lambda count, largest: f"no violation in {count} neighbouring pairs (largest difference {largest})",
     )
 
@@ -227,7 +248,11 @@ def falsify_privacy(
         first, second = pair
         loss = mech.privacy_loss(first, second)
         high = loss.enclose(20)[1]
-        violation = Witness(tuple(first), tuple(second), loss.output, high, len(first)) if loss > bound else None
+        violation = (
+            Witness(tuple(first), tuple(second), loss.output, high, len(first), claimed=bound, quantity="privacy loss (<= {value})")
+            if loss > bound
+            else None
+        )
         return _Probe(float(high), high, violation)
 
     return _guided_search(
@@ -236,8 +261,8 @@ def falsify_privacy(
         "privacy loss",
         max_examples,
         seed,
-        refuted=lambda w: f"exact privacy loss > {bound} (about {float(w.difference):.6g}) at r={w.output!r}",
-        tested=lambda count, _largest: f"no pair in {count} had privacy loss > {bound}",
+        refuted=lambda w: f"exact privacy loss > {readable(bound)} (at most {approximate(w.difference)}) at r={readable(w.output)}",
+        tested=lambda count, _largest: f"no pair in {count} had privacy loss > {readable(bound)}",
     )
 
 
@@ -264,6 +289,7 @@ def exhaustive_check(
     if not pool or not choices:
         raise InvalidArgument("records and outputs must not be empty", parameter="records", value=records)
     examples, largest = 0, Fraction(0)
+    outputs_tuple = tuple(choices)
     for size in range(1, _check_examples(max_size) + 1):
         limit = _claim_at(claim, size)
         for data in itertools.product(pool, repeat=size):
@@ -272,15 +298,16 @@ def exhaustive_check(
                 others = [first[:i] + [rec] + first[i + 1 :] for i in range(size) for rec in pool]
             else:
                 others = [first + [rec] for rec in pool]
+            scores = _scores(q, first, outputs_tuple)
             for second in others:
                 examples += 1
-                for r in choices:
-                    gap = abs(as_rational(q(first, r), name="quality") - as_rational(q(second, r), name="quality"))
+                for r, a, b in zip(choices, scores, _scores(q, second, outputs_tuple)):
+                    gap = abs(Fraction(a) - b)
                     largest = max(largest, gap)
                     if gap > limit:
                         return FalsificationResult(
-                            Status.REFUTED, "exhaustive", examples, largest, Witness(tuple(first), tuple(second), r, gap, size),
-                            f"|q(D, r) − q(D', r)| = {gap} > claimed {limit} at r={r!r}", bounded_size=size,
+                            Status.REFUTED, "exhaustive", examples, largest, Witness(tuple(first), tuple(second), r, gap, size, claimed=claim),
+                            f"|q(D, r) − q(D', r)| = {readable(gap)} > claimed {readable(limit)} at r={readable(r)}", bounded_size=size,
                             found_at=examples,
                         )
     return FalsificationResult(

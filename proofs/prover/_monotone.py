@@ -24,8 +24,9 @@ from typing import Any
 import sympy
 
 from expmech.spec import Count, InvalidType, Mean, Neighbours, QualityFunction, Size, Total
-from expmech.spec._errors import describe
+from expmech.spec._errors import describe, readable
 
+from .._display import monotone_text
 from .._outcome import Status
 from ._search import all_records, count_multisets, decode_record, neighbouring_scores, record_space_size
 from ._sensitivity import _NoRule, _Prover, _Unknown
@@ -53,6 +54,12 @@ class MonotonicityResult:
     counterexample: tuple[tuple[Any, ...], tuple[Any, ...], Hashable, Hashable] | None = None
     queries: tuple[Query, ...] = ()
     solver: str = field(default_factory=lambda: f"z3 {z3_version()}")
+
+    def __str__(self) -> str:
+        return monotone_text(self)
+
+    def __repr__(self) -> str:
+        return f"<MonotonicityResult {monotone_text(self).splitlines()[0]}; {len(self.queries)} solver queries>"
 
 
 def _has_data(expr: sympy.Basic) -> bool:
@@ -200,7 +207,7 @@ def prove_monotone(
                         Status.REFUTED,
                         relation,
                         None,
-                        f"from {d1} to {d2}, q rises at r={outputs[up]!r} and falls at r={outputs[down]!r}",
+                        f"from {readable(list(d1))} to {readable(list(d2))}, q rises at r={readable(outputs[up])} and falls at r={readable(outputs[down])}",
                         (d1, d2, outputs[up], outputs[down]),
                         tuple(prover.queries),
                     )

@@ -34,7 +34,7 @@ counterexample is re-evaluated with the quality function's exact interpreter.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -58,9 +58,10 @@ from expmech.spec import (
     Size,
     Total,
 )
-from expmech.spec._errors import describe
+from expmech.spec._errors import describe, readable
 from expmech.spec._quality import _compile
 
+from .._display import sensitivity_text, witness_text
 from .._outcome import Status
 from ._search import Codes, SearchSummary, all_records, count_multisets, decode_record, merge, record_space_size, search_pairs
 from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, Translator, check, maximise, z3_version
@@ -73,13 +74,23 @@ AGGREGATES = (Count, Total, Mean, Size)
 
 @dataclass(frozen=True)
 class Witness:
-    """Two concrete neighbouring datasets, an output, and the exact ``|q(D1, r) − q(D2, r)|``."""
+    """Two concrete neighbouring datasets, an output, and the exact ``|q(D1, r) − q(D2, r)|``.
+
+    A counterexample also holds the ``claimed`` bound it exceeds.  ``quantity``
+    words what ``difference`` measures.  ``str()`` gives the mathematical form,
+    ``|q(D, r) − q(D', r)| = 1 > 1/2 at D = [0, 0], D' = [0, 1], r = 0``.
+    """
 
     dataset1: tuple[Any, ...]
     dataset2: tuple[Any, ...]
     output: Hashable
     difference: Fraction
     size: int
+    claimed: Any = None
+    quantity: str = "|q(D, r) − q(D', r)| = {value}"
+
+    def __str__(self) -> str:
+        return witness_text(self)
 
 
 @dataclass(frozen=True)
@@ -105,6 +116,12 @@ class SensitivityResult:
     queries: tuple[Query, ...] = ()
     bounded_size: int | None = None
     solver: str = field(default_factory=lambda: f"z3 {z3_version()}")
+
+    def __str__(self) -> str:
+        return sensitivity_text(self)
+
+    def __repr__(self) -> str:
+        return f"<SensitivityResult {sensitivity_text(self).splitlines()[0]}; {len(self.queries)} solver queries>"
 
     @property
     def proved_bound(self) -> sympy.Expr | None:
@@ -400,26 +417,32 @@ def _at(expr: sympy.Expr, size: int) -> sympy.Expr:
 def _parse_claim(claimed: Any) -> sympy.Expr | None:
     if claimed is None:
         return None
+    written = claimed
     if isinstance(claimed, str):
-        if not claimed.strip() or any(c not in "0123456789n+-*/() " for c in claimed):
+        if not claimed.strip() or any(c not in "0123456789n+-*/() " for c in claimed) or "**" in claimed or len(claimed) > 200:
             raise InvalidArgument(
-                f"claimed={claimed!r} must be written with integers, n, + - * / and parentheses", parameter="claimed", value=claimed
+                f"claimed={describe(written)} must be written with integers, n, + - * / and parentheses (at most 200 characters)",
+                parameter="claimed",
+                value=written,
             )
-        claimed = sympy.sympify(claimed, locals={"n": n})
+        try:
+            claimed = sympy.sympify(claimed, locals={"n": n})
+        except (sympy.SympifyError, SyntaxError, TypeError, ValueError, ZeroDivisionError):
+            raise InvalidArgument(f"claimed={describe(written)} is not an expression in n", parameter="claimed", value=written) from None
     try:
         value = sympy.sympify(claimed, strict=True) if not isinstance(claimed, Fraction) else _rational(claimed)
     except (sympy.SympifyError, TypeError):
-        raise InvalidType(f"claimed={describe(claimed)} must be a rational or an expression in n", parameter="claimed", value=claimed) from None
+        raise InvalidType(f"claimed={describe(written)} must be a rational or an expression in n", parameter="claimed", value=written) from None
     if not isinstance(value, sympy.Expr) or value.free_symbols - {n} or value.has(sympy.Float):
         raise InvalidArgument(
-            f"claimed={describe(claimed)} must be an exact rational or an expression in n (expmech.spec.DATASET_SIZE)",
+            f"claimed={describe(written)} must be an exact rational or an expression in n (expmech.spec.DATASET_SIZE)",
             parameter="claimed",
-            value=claimed,
+            value=written,
         )
     for size in (1, 2, 3, 10, 1000):
         at = _at(value, size)
         if not at.is_Rational or at < 0:
-            raise InvalidArgument(f"claimed={describe(claimed)} is {at} at n={size}; it must be a rational >= 0", parameter="claimed", value=claimed)
+            raise InvalidArgument(f"claimed={describe(written)} is {at} at n={size}; it must be a rational >= 0", parameter="claimed", value=written)
     return value
 
 
@@ -581,13 +604,13 @@ def prove_sensitivity(
     if claim is not None and summary is not None:
         for size, pair in sorted(summary.best.items()):
             if pair.difference > _at(claim, size):
-                counterexample = _witness(quality, summary, size)
+                counterexample = replace(_witness(quality, summary, size), claimed=claim)
                 break
     if counterexample is not None:
         return result(
             Status.REFUTED,
             f"neighbouring datasets of size {counterexample.size} differ by {counterexample.difference} "
-            f"> claimed {_at(claim, counterexample.size)} at r={counterexample.output!r}",
+            f"> claimed {_at(claim, counterexample.size)} at r={readable(counterexample.output)}",
             "search",
             counterexample=counterexample,
         )
