@@ -55,14 +55,17 @@ def _grouped(value: ExpSum, *, divisor: bool = False) -> str:
     return text if bare else f"({text})"
 
 
-def _about(lo: Fraction, hi: Fraction) -> str:
-    return approximate((lo + hi) / 2)
+def _with_approximation(exact: str, value: ExpRatio | LogExpRatio) -> str:
+    """``exact ≈ x``, x the midpoint of a rigorous enclosure of relative width 2⁻²⁴."""
+    try:
+        lo, hi = value.enclose(24)
+    except ExpMechError:  # pragma: no cover - an enclosure beyond the precision cap
+        return exact
+    return f"{exact} ≈ {approximate((lo + hi) / 2)}"
 
 
 def ratio_text(value: ExpRatio) -> str:
     """``N / D ≈ x``; a rational value is written exactly, without an approximation."""
-    from ._expsum import ExpSum as ExpSumType
-
     top, bottom = value.numerator.terms, value.denominator.terms
     if not top:
         return "0"
@@ -70,13 +73,10 @@ def ratio_text(value: ExpRatio) -> str:
         (c1, b1), (c2, b2) = top[0], bottom[0]
         if b1 == b2:
             return readable(c1 / c2)
-        exact = sum_text(ExpSumType.exp(b1 - b2).scale(c1 / c2))
+        exact = ("−" if c1 / c2 < 0 else "") + _term(c1 / c2, b1 - b2)
     else:
         exact = f"{_grouped(value.numerator)} / {_grouped(value.denominator, divisor=True)}"
-    try:
-        return f"{exact} ≈ {_about(*value.enclose(24))}"
-    except ExpMechError:  # pragma: no cover - an enclosure beyond the precision cap
-        return exact
+    return _with_approximation(exact, value)
 
 
 def log_text(value: LogExpRatio) -> str:
@@ -93,7 +93,4 @@ def log_text(value: LogExpRatio) -> str:
         exact = log if shift == 0 else f"{readable(shift)} + {log}"
     else:
         exact = f"ln({_grouped(value.numerator)} / {_grouped(value.denominator, divisor=True)})"
-    try:
-        return f"{exact} ≈ {_about(*value.enclose(24))}"
-    except ExpMechError:  # pragma: no cover - an enclosure beyond the precision cap
-        return exact
+    return _with_approximation(exact, value)
