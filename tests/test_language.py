@@ -150,7 +150,7 @@ def test_multi_variable_outputs():
     assert q(data, (1, Fraction(1, 2))) == Fraction(5, 2) == q(data, {"a": 1, "b": Fraction(1, 2)})
     with pytest.raises(InvalidArgument, match="has 1 values; expected 2"):
         q(data, (1,))
-    with pytest.raises(InvalidArgument, match=r"r.b=Fraction\(1, 3\) is outside Grid"):
+    with pytest.raises(InvalidArgument, match=r"r.b=1/3 is outside Grid"):
         q(data, (1, Fraction(1, 3)))
 
 
