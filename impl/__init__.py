@@ -6,17 +6,20 @@ decides a comparison.
 """
 
 from ._auction import DigitalGoodsAuction, Incentive, posted_price_utility
-from ._catalogue import CATALOGUE, WRONG_CATALOGUE, CatalogueEntry, catalogue_entry
+from ._catalogue import CATALOGUE, POSTERIOR_CATALOGUE, WRONG_CATALOGUE, CatalogueEntry, catalogue_entry
 from ._exactreal import ExpRatio, LogExpRatio
 from ._expsum import DEFAULT_MAX_PRECISION, ExpSum
 from ._inversion import InversionTable
+from ._loglinear import LogLinear
 from ._mechanism import Distribution, ExponentialMechanism, PrivacyLoss
 from ._permute_flip import PermuteAndFlip
+from ._posterior import PosteriorDistribution, PosteriorSampling
 from ._random import sample_bernoulli, sample_bernoulli_exp
 
 __all__ = [
     "CATALOGUE",
     "DEFAULT_MAX_PRECISION",
+    "POSTERIOR_CATALOGUE",
     "WRONG_CATALOGUE",
     "CatalogueEntry",
     "DigitalGoodsAuction",
@@ -27,7 +30,10 @@ __all__ = [
     "Incentive",
     "InversionTable",
     "LogExpRatio",
+    "LogLinear",
     "PermuteAndFlip",
+    "PosteriorDistribution",
+    "PosteriorSampling",
     "PrivacyLoss",
     "catalogue_entry",
     "posted_price_utility",

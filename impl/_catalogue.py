@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import sympy
 
@@ -22,6 +23,7 @@ from expmech.spec import (
     Grid,
     IntRange,
     InvalidArgument,
+    LogLikelihood,
     Neighbours,
     OutputSpace,
     QualityFunction,
@@ -34,7 +36,7 @@ from expmech.spec import (
     total,
 )
 
-__all__ = ["CATALOGUE", "WRONG_CATALOGUE", "CatalogueEntry", "catalogue_entry"]
+__all__ = ["CATALOGUE", "POSTERIOR_CATALOGUE", "WRONG_CATALOGUE", "CatalogueEntry", "catalogue_entry"]
 
 n = DATASET_SIZE
 
@@ -45,15 +47,19 @@ class CatalogueEntry:
 
     ``epsilon`` is the mechanism's default ε₀ (weight ``e^{ε₀ q}``);
     ``wrong`` says why the claim is deliberately wrong (empty for a correct one).
+    ``base_measure`` maps outputs to μ (``None``: counting measure); for a
+    :class:`~expmech.spec.LogLikelihood` quality it is the prior, and the
+    claimed Δq is ``ln ρ``.
     """
 
     name: str
     description: str
-    quality: QualityFunction
+    quality: QualityFunction | LogLikelihood
     neighbours: Neighbours
     claimed_sensitivity: sympy.Expr
     epsilon: Fraction = Fraction(1, 2)
     wrong: str = ""
+    base_measure: dict[Any, Fraction] | None = None
 
 
 def _median() -> QualityFunction:
@@ -197,6 +203,57 @@ CATALOGUE: tuple[CatalogueEntry, ...] = (
     CatalogueEntry("mode-add-remove", "mode under add-remove", _mode(), Neighbours.ADD_REMOVE, sympy.Integer(1)),
 )
 
+def _bernoulli_grid() -> LogLikelihood:
+    """ℓ(x, θ) = θ for x = 1, 1 − θ for x = 0; θ on the clipped grid 1/10, …, 9/10."""
+    schema = RecordSchema(x=Booleans())
+    outputs = OutputSpace(theta=Grid(tuple(Fraction(i, 10) for i in range(1, 10))))
+    x, theta = schema["x"], outputs["theta"]
+    return LogLikelihood(sympy.Piecewise((theta, sympy.Eq(x, 1)), (1 - theta, True)), schema=schema, outputs=outputs, name="posterior-bernoulli")
+
+
+_CATEGORY_MODELS = (  # four candidate distributions over the categories a, b, c
+    (Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)),
+    (Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)),
+    (Fraction(1, 4), Fraction(1, 4), Fraction(1, 2)),
+    (Fraction(1, 3), Fraction(1, 3), Fraction(1, 3)),
+)
+
+
+def _categorical_models() -> LogLikelihood:
+    """ℓ(c, k) = the probability of category c under candidate distribution k (a finite hypothesis class)."""
+    schema, outputs = RecordSchema(c=Categories(("a", "b", "c"))), OutputSpace(k=IntRange(1, len(_CATEGORY_MODELS)))
+    c, k = schema["c"], outputs["k"]
+    branches = [
+        (sympy.Rational(p.numerator, p.denominator), sympy.And(sympy.Eq(k, i + 1), sympy.Eq(c, j)))
+        for i, model in enumerate(_CATEGORY_MODELS)
+        for j, p in enumerate(model)
+        if (i, j) != (len(_CATEGORY_MODELS) - 1, 2)
+    ]
+    last = _CATEGORY_MODELS[-1][2]
+    likelihood = sympy.Piecewise(*branches, (sympy.Rational(last.numerator, last.denominator), True))
+    return LogLikelihood(likelihood, schema=schema, outputs=outputs, name="posterior-categorical")
+
+
+POSTERIOR_CATALOGUE: tuple[CatalogueEntry, ...] = (
+    CatalogueEntry(
+        "posterior-bernoulli",
+        "one posterior sample of a Bernoulli θ on the grid 1/10, …, 9/10, prior ∝ θ(1 − θ): Δq = ln 9",
+        _bernoulli_grid(),
+        Neighbours.REPLACE_ONE,
+        sympy.log(9),
+        epsilon=Fraction(1),
+        base_measure={Fraction(i, 10): Fraction(i * (10 - i), 100) for i in range(1, 10)},
+    ),
+    CatalogueEntry(
+        "posterior-categorical-tempered",
+        "a posterior over four candidate category distributions, tempered by ε₀ = 1/2, uniform prior: Δq = ln 2",
+        _categorical_models(),
+        Neighbours.REPLACE_ONE,
+        sympy.log(2),
+        epsilon=Fraction(1, 2),
+    ),
+)
+
 WRONG_CATALOGUE: tuple[CatalogueEntry, ...] = (
     CatalogueEntry(
         "unclamped-sum",
@@ -235,9 +292,9 @@ WRONG_CATALOGUE: tuple[CatalogueEntry, ...] = (
 
 
 def catalogue_entry(name: str) -> CatalogueEntry:
-    """The entry called ``name`` in either catalogue."""
-    for entry in CATALOGUE + WRONG_CATALOGUE:
+    """The entry called ``name`` in any of the catalogues."""
+    for entry in CATALOGUE + WRONG_CATALOGUE + POSTERIOR_CATALOGUE:
         if entry.name == name:
             return entry
-    known = ", ".join(e.name for e in CATALOGUE + WRONG_CATALOGUE)
+    known = ", ".join(e.name for e in CATALOGUE + WRONG_CATALOGUE + POSTERIOR_CATALOGUE)
     raise InvalidArgument(f"name={name!r} is not in the catalogue; known: {known}", parameter="name", value=name)

@@ -27,6 +27,7 @@ from ._language import (
     size,
     total,
 )
+from ._likelihood import LogLikelihood, likelihood_from_json, likelihood_to_json
 from ._neighbours import Neighbours
 from ._privacy import derive_epsilon
 from ._quality import QualityFunction
@@ -47,6 +48,7 @@ __all__ = [
     "IntRange",
     "InvalidArgument",
     "InvalidType",
+    "LogLikelihood",
     "Mean",
     "Neighbours",
     "OutputSpace",
@@ -65,6 +67,8 @@ __all__ = [
     "check_steps",
     "count",
     "derive_epsilon",
+    "likelihood_from_json",
+    "likelihood_to_json",
     "max_over",
     "mean",
     "min_over",

@@ -29,24 +29,19 @@ Env = dict[sympy.Symbol, Any]
 Evaluator = Callable[[Env, Sequence[Env]], Any]
 
 
-class QualityFunction:
-    """A quality function ``q(d, r)`` of the spec language over a schema and an output space.
+class _SpecFunction:
+    """What every function of the spec over records and outputs shares.
 
-    ``expr`` is a numeric sympy expression; ``schema`` a :class:`RecordSchema`;
-    ``outputs`` an :class:`OutputSpace`.  Record fields may appear only inside
-    aggregates, every other symbol must be an output variable, numbers must be
-    exact (no sympy ``Float``), powers must have integer exponents, and only
-    the language's operations may occur; otherwise :class:`InvalidArgument`
-    (or :class:`InvalidType`) names the offending part.
-
-    Calling ``q(dataset, r)`` validates every record and ``r`` against their
-    domains and returns an exact ``Fraction``.  Datasets are non-empty
-    sequences of records.
+    Validation of the record schema, the output space and the expression (a
+    numeric sympy expression of the language, checked by :func:`_check` with
+    record fields allowed only ``inside`` what the subclass says), the
+    canonical text ``version / schema / outputs / label: srepr`` and its sha256,
+    and equality by canonical text.
     """
 
-    __slots__ = ("_expr", "_schema", "_outputs", "_name", "_evaluate", "_field_symbols", "_output_symbols", "_canonical")
+    __slots__ = ("_expr", "_schema", "_outputs", "_name", "_canonical", "_field_symbols", "_output_symbols")
 
-    def __init__(self, expr: Any, *, schema: RecordSchema, outputs: OutputSpace, name: str | None = None) -> None:
+    def _setup(self, expr: Any, schema: RecordSchema, outputs: OutputSpace, name: str | None, *, parameter: str, version: str, inside: str | None) -> None:
         if not isinstance(schema, RecordSchema):
             raise InvalidType(f"schema={describe(schema)} must be a RecordSchema", parameter="schema", value=schema)
         if not isinstance(outputs, OutputSpace):
@@ -59,23 +54,22 @@ class QualityFunction:
         try:
             value = sympy.sympify(expr, strict=True)
         except (sympy.SympifyError, TypeError) as error:
-            raise InvalidType(f"expr={describe(expr)} is not a sympy expression: {error}", parameter="expr", value=expr) from None
+            raise InvalidType(f"{parameter}={describe(expr)} is not a sympy expression: {error}", parameter=parameter, value=expr) from None
         if not isinstance(value, sympy.Expr):
-            raise InvalidType(f"expr={describe(expr)} must be numeric, not a predicate", parameter="expr", value=expr)
+            raise InvalidType(f"{parameter}={describe(expr)} must be numeric, not a predicate", parameter=parameter, value=expr)
         self._expr = value
         self._schema = schema
         self._outputs = outputs
         self._name = name
         self._field_symbols = frozenset(schema.symbols)
         self._output_symbols = frozenset(outputs.symbols)
-        _check(value, self._field_symbols, self._output_symbols, inside=None)
-        self._evaluate = _compile(value)
+        _check(value, self._field_symbols, self._output_symbols, inside=inside)
         self._canonical = "\n".join(
             [
-                CANONICAL_VERSION,
+                version,
                 f"schema: {schema.describe()}",
                 f"outputs: {outputs.describe()}",
-                f"expr: {sympy.srepr(value)}",
+                f"{parameter}: {sympy.srepr(value)}",
             ]
         )
 
@@ -114,6 +108,34 @@ class QualityFunction:
     def outputs(self) -> tuple[Hashable, ...]:
         """Every output of a finite output space (bare values for one variable, else tuples)."""
         return self._outputs.outputs()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, type(self)) and other._canonical == self._canonical
+
+    def __hash__(self) -> int:
+        return hash(self._canonical)
+
+
+class QualityFunction(_SpecFunction):
+    """A quality function ``q(d, r)`` of the spec language over a schema and an output space.
+
+    ``expr`` is a numeric sympy expression; ``schema`` a :class:`RecordSchema`;
+    ``outputs`` an :class:`OutputSpace`.  Record fields may appear only inside
+    aggregates, every other symbol must be an output variable, numbers must be
+    exact (no sympy ``Float``), powers must have integer exponents, and only
+    the language's operations may occur; otherwise :class:`InvalidArgument`
+    (or :class:`InvalidType`) names the offending part.
+
+    Calling ``q(dataset, r)`` validates every record and ``r`` against their
+    domains and returns an exact ``Fraction``.  Datasets are non-empty
+    sequences of records.
+    """
+
+    __slots__ = ("_evaluate",)
+
+    def __init__(self, expr: Any, *, schema: RecordSchema, outputs: OutputSpace, name: str | None = None) -> None:
+        self._setup(expr, schema, outputs, name, parameter="expr", version=CANONICAL_VERSION, inside=None)
+        self._evaluate = _compile(self._expr)
 
     # -- evaluation -------------------------------------------------------------
 
@@ -198,11 +220,6 @@ class QualityFunction:
         label = f"{self._name}: " if self._name else ""
         return f"QualityFunction({label}{self._expr})"
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, QualityFunction) and other._canonical == self._canonical
-
-    def __hash__(self) -> int:
-        return hash(self._canonical)
 
 
 def _show(codes: Env) -> str:

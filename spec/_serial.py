@@ -19,7 +19,7 @@ from ._errors import InvalidArgument, describe
 from ._language import Count, Mean, OutputSpace, RecordSchema, Size, Total
 from ._quality import QualityFunction
 
-__all__ = ["quality_from_json", "quality_to_json", "rational_from_text", "rational_text"]
+__all__ = ["function_from_json", "function_to_json", "quality_from_json", "quality_to_json", "rational_from_text", "rational_text"]
 
 _NODES: dict[str, Any] = {
     "Add": sympy.Add,
@@ -145,28 +145,42 @@ def _domain_from_json(data: Any) -> Domain:
 
 def quality_to_json(quality: QualityFunction) -> dict[str, Any]:
     """Schema, outputs and the expression tree of ``quality``, with its sha256 and canonical text."""
+    return function_to_json(quality)
+
+
+def function_to_json(function: Any) -> dict[str, Any]:
+    """Name, schema, outputs, expression tree, canonical text and sha256 of a spec function (quality or likelihood)."""
     return {
-        "name": quality.name,
-        "schema": [[name, _domain_to_json(domain)] for name, _, domain in quality.schema.items()],
-        "outputs": [[name, _domain_to_json(domain)] for name, _, domain in quality.output_space.items()],
-        "expression": _expr_to_tree(quality.expr),
-        "canonical_text": quality.canonical_text,
-        "sha256": quality.sha256,
+        "name": function.name,
+        "schema": [[name, _domain_to_json(domain)] for name, _, domain in function.schema.items()],
+        "outputs": [[name, _domain_to_json(domain)] for name, _, domain in function.output_space.items()],
+        "expression": _expr_to_tree(function.expr),
+        "canonical_text": function.canonical_text,
+        "sha256": function.sha256,
     }
 
 
-def quality_from_json(data: Any) -> QualityFunction:
-    """Rebuild a :class:`QualityFunction` from :func:`quality_to_json` data, and check its sha256."""
+def function_from_json(data: Any, build: Any, *, what: str) -> Any:
+    """Rebuild a spec function with ``build(expr, schema=…, outputs=…, name=…)`` from :func:`function_to_json` data.
+
+    No code is evaluated; the rebuilt function's sha256 must be the recorded one.
+    """
     if not isinstance(data, dict):
         raise InvalidArgument(f"quality {describe(data)} must be an object", parameter="quality", value=data)
     schema = RecordSchema({name: _domain_from_json(d) for name, d in data.get("schema", [])})
     outputs = OutputSpace({name: _domain_from_json(d) for name, d in data.get("outputs", [])})
     symbols = {s.name: s for s in schema.symbols + outputs.symbols}
-    quality = QualityFunction(_expr_from_tree(data.get("expression"), symbols), schema=schema, outputs=outputs, name=data.get("name"))
-    if quality.sha256 != data.get("sha256"):
+    function = build(_expr_from_tree(data.get("expression"), symbols), schema=schema, outputs=outputs, name=data.get("name"))
+    if function.sha256 != data.get("sha256"):
         raise InvalidArgument(
-            f"the rebuilt quality function has sha256 {quality.sha256}, not the recorded {describe(data.get('sha256'))}",
+            f"the rebuilt {what} has sha256 {function.sha256}, not the recorded {describe(data.get('sha256'))}",
             parameter="quality",
             value=data.get("sha256"),
         )
+    return function
+
+
+def quality_from_json(data: Any) -> QualityFunction:
+    """Rebuild a :class:`QualityFunction` from :func:`quality_to_json` data, and check its sha256."""
+    quality: QualityFunction = function_from_json(data, QualityFunction, what="quality function")
     return quality

@@ -11,7 +11,7 @@ from expmech.proofs.conformance import Finding, check_statement, search_dropped_
 from expmech.proofs.conformance import FAMILIES
 from expmech.spec import InvalidArgument, statement
 
-CHEAP = ["mechanism", "density", "privacy", "accuracy-lemma", "accuracy", "predicate-query", "auctions", "global-sensitivity"]
+CHEAP = ["mechanism", "density", "privacy", "accuracy-lemma", "accuracy", "predicate-query", "auctions", "posterior-sampling", "global-sensitivity"]
 
 
 @pytest.mark.parametrize("statement_id", CHEAP)

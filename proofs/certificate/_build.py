@@ -34,6 +34,7 @@ from expmech.spec import (
     DATASET_SIZE,
     InvalidArgument,
     InvalidType,
+    LogLikelihood,
     Neighbours,
     QualityFunction,
     derive_epsilon,
@@ -52,6 +53,7 @@ __all__ = [
     "PREDICATE_TYPE",
     "SCHEMA_VERSION",
     "Certificate",
+    "assemble",
     "certify",
     "encode_value",
     "implementation_sha256",
@@ -260,7 +262,7 @@ def seal(statement: dict[str, Any]) -> dict[str, Any]:
 
 
 def certify(
-    quality: QualityFunction,
+    quality: QualityFunction | LogLikelihood,
     *,
     epsilon: Any,
     neighbours: Any,
@@ -282,10 +284,21 @@ def certify(
     ``outputs`` restricts the mechanism's range to a list of outputs of the
     output space (the sensitivity proof covers the whole space).  Unless the
     sensitivity is PROVED, no ε is certified.
+
+    A :class:`~expmech.spec.LogLikelihood` (posterior sampling: ``base_measure``
+    is the prior, ``epsilon`` the tempering factor) is certified by
+    :func:`~expmech.proofs.certificate._posterior.certify_posterior`:
+    ``ε = 2·ε₀·ln ρ`` from the proved likelihood ratio ρ.
     """
+    if isinstance(quality, LogLikelihood):
+        from ._posterior import certify_posterior
+
+        return certify_posterior(
+            quality, epsilon=epsilon, neighbours=neighbours, claimed=claimed, base_measure=base_measure, outputs=outputs, pairs=pairs, seed=seed, **prover_options
+        )
     if not isinstance(quality, QualityFunction):
         raise InvalidType(
-            f"quality={describe(quality)} must be an expmech.spec.QualityFunction; black boxes get falsify(), not certificates",
+            f"quality={describe(quality)} must be an expmech.spec.QualityFunction or LogLikelihood; black boxes get falsify(), not certificates",
             parameter="quality",
             value=quality,
         )
@@ -332,23 +345,32 @@ def certify(
         if status is Status.PROVED:
             epsilon_text = _expr_text(derived)
     measure = [rational_text(m) for m in mech.base_measure]
+    notes = [] if epsilon_text else ["no ε-DP claim: the sensitivity is " + str(sensitivity.status) + " — " + sensitivity.reason]
+    mechanism = {
+        "epsilon0": rational_text(epsilon0),
+        "neighbours": relation.value,
+        "outputs": encode_value(list(outputs)),
+        "base_measure": measure,
+        "weight": "mu(r) * exp(epsilon0 * q(d, r))",
+    }
+    return assemble(quality, quality_to_json(quality), mechanism, claims, status, epsilon_text, notes)
+
+
+def assemble(
+    quality: Any, quality_json: dict[str, Any], mechanism: dict[str, Any], claims: list[dict[str, Any]], status: Status, epsilon_text: str | None, notes: list[str]
+) -> Certificate:
+    """The sealed in-toto statement of a certificate: its predicate (with tools and the impl hash) and subject."""
     predicate = {
         "schema_version": SCHEMA_VERSION,
         "status": str(status),
         "epsilon": epsilon_text,
         "dp_claim": epsilon_text is not None,
-        "quality": quality_to_json(quality),
-        "mechanism": {
-            "epsilon0": rational_text(epsilon0),
-            "neighbours": relation.value,
-            "outputs": encode_value(list(outputs)),
-            "base_measure": measure,
-            "weight": "mu(r) * exp(epsilon0 * q(d, r))",
-        },
+        "quality": quality_json,
+        "mechanism": mechanism,
         "claims": claims,
         "tools": _versions(),
         "implementation_sha256": implementation_sha256(),
-        "notes": [] if epsilon_text else ["no ε-DP claim: the sensitivity is " + str(sensitivity.status) + " — " + sensitivity.reason],
+        "notes": notes,
     }
     statement = {
         "_type": STATEMENT_TYPE,

@@ -147,6 +147,12 @@ def check_certificate(certificate: Any, *, solvers: tuple[str, ...] = ("z3", "cv
     statement = data["certificate"]
     predicate = statement["predicate"]
     record("digest", sha256_hex(statement) == data["digest"]["value"], "sha256 over the RFC 8785 canonical statement")
+    if predicate["quality"].get("kind") == "log-likelihood":
+        from ._posterior import check_posterior
+
+        check_posterior(statement, record, lambda p: _rerun_queries(p, solvers, record, notes))
+        _implementation_note(predicate, notes)
+        return _report(checks, predicate["status"], predicate["epsilon"], notes)
     try:
         quality = quality_from_json(predicate["quality"])
         record("quality", True, f"rebuilt, sha256 {quality.sha256[:12]}…")
@@ -156,22 +162,7 @@ def check_certificate(certificate: Any, *, solvers: tuple[str, ...] = ("z3", "cv
     record("subject", statement["subject"][0]["digest"]["sha256"] == quality.sha256, "subject digest is the quality's sha256")
     relation = Neighbours.parse(predicate["mechanism"]["neighbours"])
     claims = {claim["id"]: claim for claim in predicate["claims"]}
-    cvc5_missing = False
-    for claim in predicate["claims"]:
-        for index, query in enumerate(claim.get("evidence", {}).get("queries", [])):
-            label = f"{claim['id']} query {index + 1} ({query['purpose']})"
-            record(f"{label}: recorded", query["result"] == query["expected"], f"recorded {query['result']}, needed {query['expected']}")
-            if "z3" in solvers:
-                answer = _z3_check(query["smt2"])
-                record(f"{label}: z3", answer == query["expected"], f"z3 says {answer}")
-            if "cvc5" in solvers:
-                second = _cvc5_check(query["smt2"])
-                if second is None:
-                    cvc5_missing = True
-                else:
-                    record(f"{label}: cvc5", second == query["expected"], f"cvc5 says {second}")
-    if cvc5_missing:
-        notes.append("cvc5 is not installed: queries were re-run on z3 only (pip install cvc5 for a second solver)")
+    _rerun_queries(predicate, solvers, record, notes)
     sensitivity = claims.get("sensitivity")
     if sensitivity is None:
         record("sensitivity claim", False, "missing")
@@ -226,9 +217,33 @@ def check_certificate(certificate: Any, *, solvers: tuple[str, ...] = ("z3", "cv
     conformance = claims.get("conformance")
     if conformance is not None:
         record("conformance found no violation", conformance["status"] == "TESTED" and not conformance["violations"], f"{conformance['pairs']} pairs")
+    _implementation_note(predicate, notes)
+    return _report(checks, predicate["status"], epsilon, notes)
+
+
+def _rerun_queries(predicate: dict[str, Any], solvers: tuple[str, ...], record: Any, notes: list[str]) -> None:
+    """Re-run every recorded query of every claim on z3 (and cvc5 when installed): each must give its expected answer."""
+    cvc5_missing = False
+    for claim in predicate["claims"]:
+        for index, query in enumerate(claim.get("evidence", {}).get("queries", [])):
+            label = f"{claim['id']} query {index + 1} ({query['purpose']})"
+            record(f"{label}: recorded", query["result"] == query["expected"], f"recorded {query['result']}, needed {query['expected']}")
+            if "z3" in solvers:
+                answer = _z3_check(query["smt2"])
+                record(f"{label}: z3", answer == query["expected"], f"z3 says {answer}")
+            if "cvc5" in solvers:
+                second = _cvc5_check(query["smt2"])
+                if second is None:
+                    cvc5_missing = True
+                else:
+                    record(f"{label}: cvc5", second == query["expected"], f"cvc5 says {second}")
+    if cvc5_missing:
+        notes.append("cvc5 is not installed: queries were re-run on z3 only (pip install cvc5 for a second solver)")
+
+
+def _implementation_note(predicate: dict[str, Any], notes: list[str]) -> None:
     if predicate["implementation_sha256"] != implementation_sha256():
         notes.append("the installed expmech.impl differs from the one certified (implementation_sha256 changed)")
-    return _report(checks, predicate["status"], epsilon, notes)
 
 
 def _regenerate(quality: Any, relation: Neighbours, sensitivity: dict[str, Any], record: Any, notes: list[str], outputs: list[Any]) -> None:

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from expmech.impl import CATALOGUE
-from expmech.spec import ExpMechError, InvalidArgument, QualityFunction
+from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE
+from expmech.spec import ExpMechError, InvalidArgument, LogLikelihood, QualityFunction
 from expmech.spec._serial import rational_from_text
 
 from ..certificate._build import Certificate, certify
@@ -57,11 +57,12 @@ class Target:
     """One mechanism to verify."""
 
     name: str
-    quality: QualityFunction
+    quality: QualityFunction | LogLikelihood
     epsilon: Any
     neighbours: Any
     claimed: Any = None
     source: str = "catalogue"
+    base_measure: Any = None
 
 
 @dataclass(frozen=True)
@@ -106,12 +107,13 @@ def _from_entry(entry: Any, source: str) -> Target:
                 neighbours=entry["neighbours"],
                 claimed=entry.get("claimed"),
                 source=source,
+                base_measure=entry.get("base_measure"),
             )
         except KeyError as missing:
             raise UsageError(f"{source}: the mechanism needs the key {missing}", parameter="target", value=source) from None
     needed = ("name", "quality", "epsilon", "neighbours", "claimed_sensitivity")
     if all(hasattr(entry, attr) for attr in needed):
-        return Target(entry.name, entry.quality, entry.epsilon, entry.neighbours, entry.claimed_sensitivity, source)
+        return Target(entry.name, entry.quality, entry.epsilon, entry.neighbours, entry.claimed_sensitivity, source, getattr(entry, "base_measure", None))
     raise UsageError(f"{source}: {entry!r} is neither a catalogue entry nor a mechanism dict", parameter="target", value=source)
 
 
@@ -168,7 +170,9 @@ def load_targets(references: list[str], *, cwd: Path | None = None) -> list[Targ
             found = _from_pyproject(local)
             if found:
                 return found
-        return [_from_entry(entry, "expmech.impl:CATALOGUE") for entry in CATALOGUE]
+        return [_from_entry(entry, "expmech.impl:CATALOGUE") for entry in CATALOGUE] + [
+            _from_entry(entry, "expmech.impl:POSTERIOR_CATALOGUE") for entry in POSTERIOR_CATALOGUE
+        ]
     targets: list[Target] = []
     for reference in references:
         path = Path(reference)
@@ -180,9 +184,9 @@ def load_targets(references: list[str], *, cwd: Path | None = None) -> list[Targ
         else:
             targets.extend(_from_value(_import(reference), reference))
     for target in targets:
-        if not isinstance(target.quality, QualityFunction):
+        if not isinstance(target.quality, QualityFunction | LogLikelihood):
             raise UsageError(
-                f"{target.source}: quality {target.quality!r} is not an expmech.spec.QualityFunction "
+                f"{target.source}: quality {target.quality!r} is not an expmech.spec.QualityFunction or LogLikelihood "
                 "(black-box callables can only be falsified: see expmech.proofs.falsify)",
                 parameter="target",
                 value=target.source,
@@ -196,7 +200,12 @@ def verify_targets(targets: list[Target], *, progress: Any = None, **prover_opti
     for target in targets:
         try:
             certificate = certify(
-                target.quality, epsilon=target.epsilon, neighbours=target.neighbours, claimed=target.claimed, **prover_options
+                target.quality,
+                epsilon=target.epsilon,
+                neighbours=target.neighbours,
+                claimed=target.claimed,
+                base_measure=target.base_measure,
+                **prover_options,
             )
             verdicts.append(Verdict(target, certificate))
         except ExpMechError as error:

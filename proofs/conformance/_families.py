@@ -544,6 +544,7 @@ class SyntheticSizeFamily(InstanceFamily):
 
 
 from ._auction_family import AuctionsFamily  # noqa: E402 - it builds on the base classes above
+from ._posterior_family import PosteriorSamplingFamily  # noqa: E402 - likewise
 
 FAMILIES: dict[str, InstanceFamily] = {
     family.statement_id: family
@@ -558,6 +559,7 @@ FAMILIES: dict[str, InstanceFamily] = {
         UniformConvergenceFamily(),
         SyntheticMechanismFamily(),
         SyntheticSizeFamily(),
+        PosteriorSamplingFamily(),
         AuctionsFamily(),
     )
 }

@@ -1,0 +1,100 @@
+"""Instances of statement ``posterior-sampling``: Bernoulli posteriors on small grids, losses decided exactly.
+
+An instance is a grid of rational parameters θ, a prior on it, an integer
+tempering factor ε₀, two neighbouring datasets of bits and the ρ that ε is
+computed from (``ε = 2·ε₀·ln ρ``).  The generator now and then breaks one
+hypothesis: a grid reaching θ = 0 or 1 (not clipped: a record can rule a
+parameter out, so the loss is infinite), a prior that is zero everywhere, a ρ
+below the largest likelihood ratio ``max(θ/(1 − θ), (1 − θ)/θ)`` over the
+grid's interior, or a non-positive tempering factor.  The exact law comes
+from ``expmech.impl.PosteriorSampling`` (for ε₀ >= 1) and the loss is compared
+with ε as a :class:`~expmech.impl.LogLinear`, never on floats.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+from expmech.impl import LogLinear, PosteriorSampling
+from expmech.spec import Booleans, Grid, InvalidArgument, LogLikelihood, OutputSpace, RecordSchema
+
+from ._families import Evaluation, InstanceFamily, _pick
+
+__all__ = ["PosteriorSamplingFamily", "bernoulli_likelihood"]
+
+
+def bernoulli_likelihood(grid: tuple[Fraction, ...]) -> LogLikelihood:
+    """``ℓ(x, θ) = θ`` for ``x = 1``, ``1 − θ`` for ``x = 0``, θ on ``grid``."""
+    schema, outputs = RecordSchema(x=Booleans()), OutputSpace(theta=Grid(grid))
+    x, theta = schema["x"], outputs["theta"]
+    return LogLikelihood(sympy.Piecewise((theta, sympy.Eq(x, 1)), (1 - theta, True)), schema=schema, outputs=outputs)
+
+
+def _weights(grid: tuple[Fraction, ...], prior: list[Fraction], data: list[int], eps0: int) -> list[Fraction] | None:
+    """π(θ)·L(d|θ)^{ε₀} by direct arithmetic (ε₀ may be <= 0 here); None where L = 0 and ε₀ <= 0."""
+    weights = []
+    for theta, m in zip(grid, prior):
+        likelihood = Fraction(1)
+        for x in data:
+            likelihood *= theta if x else 1 - theta
+        if likelihood == 0 and eps0 <= 0:
+            return None
+        weights.append(m * likelihood**eps0)
+    return weights
+
+
+class PosteriorSamplingFamily(InstanceFamily):
+    """The exact privacy loss of a Bernoulli posterior sample against 2·ε₀·ln ρ."""
+
+    statement_id: str = "posterior-sampling"
+
+    def generate(self, rng: random.Random) -> dict[str, Any]:
+        tenths = list(range(1, 10)) if rng.random() < 0.8 else list(range(0, 11))
+        grid = sorted(rng.sample(tenths, rng.randint(2, min(5, len(tenths)))))
+        if rng.random() < 0.1 and 0 in tenths:
+            grid = sorted(set(grid) | {_pick(rng, (0, 10))})
+        prior = [Fraction(rng.randint(0 if rng.random() < 0.2 else 1, 4)) for _ in grid]
+        if rng.random() < 0.08:
+            prior = [Fraction(0)] * len(grid)
+        data = [rng.randint(0, 1) for _ in range(rng.randint(1, 5))]
+        other = list(data)
+        other[rng.randrange(len(other))] = rng.randint(0, 1)
+        eps0 = rng.randint(1, 3) if rng.random() < 0.9 else _pick(rng, (0, -1))
+        interior = [Fraction(t, 10) for t in grid if 0 < t < 10]
+        true_rho = max((max(t / (1 - t), (1 - t) / t) for t in interior), default=Fraction(1))
+        rho = true_rho if rng.random() < 0.8 else max(Fraction(1), true_rho * _pick(rng, (Fraction(1, 2), Fraction(9, 10))))
+        return {"grid": [Fraction(t, 10) for t in grid], "prior": prior, "d1": data, "d2": other, "epsilon0": eps0, "rho": rho}
+
+    def evaluate(self, instance: dict[str, Any]) -> Evaluation:
+        grid, prior = tuple(instance["grid"]), list(instance["prior"])
+        d1, d2, eps0, rho = instance["d1"], instance["d2"], instance["epsilon0"], instance["rho"]
+        interior = [t for t in grid if 0 < t < 1]
+        largest = max((max(t / (1 - t), (1 - t) / t) for t in interior), default=Fraction(1))
+        hypotheses = {
+            "prior": all(m >= 0 for m in prior) and any(m > 0 for m in prior),
+            "clipped": all(0 < t < 1 for t in grid),
+            "sensitivity": rho >= largest,
+            "epsilon-positive": eps0 > 0,
+        }
+        bound = LogLinear.log(rho) * (2 * eps0)
+        if eps0 >= 1:
+            try:
+                mech = PosteriorSampling(bernoulli_likelihood(grid), epsilon=eps0, base_measure=dict(zip(grid, prior)))
+                loss = mech.privacy_loss(d1, d2)
+            except InvalidArgument as error:
+                return Evaluation(hypotheses, None, f"undefined: {error}")
+            value, where = loss.value, loss.output
+        else:
+            w1, w2 = _weights(grid, prior, d1, eps0), _weights(grid, prior, d2, eps0)
+            if w1 is None or w2 is None or not sum(w1) or not sum(w2):
+                return Evaluation(hypotheses, None, "undefined: a weight L^{ε₀} with L = 0 and ε₀ <= 0, or no posterior mass")
+            z1, z2 = sum(w1), sum(w2)
+            top, where = max((max(r, 1 / r), t) for t, r in ((t, (a / z1) / (b / z2)) for t, a, b in zip(grid, w1, w2) if a and b))
+            value = LogLinear.log(top)
+        shown = "∞" if value.infinite else f"{float(value):.4g}"
+        detail = f"loss {shown} at θ = {where} vs ε = 2·{eps0}·ln({rho}) ≈ {float(bound) if eps0 else 0:.4g}"
+        return Evaluation(hypotheses, value <= bound, detail)

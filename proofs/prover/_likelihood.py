@@ -1,0 +1,293 @@
+"""The sensitivity of a log-likelihood quality: the likelihood ratio ρ, proved with z3.
+
+For ``q(d, θ) = Σ_{x ∈ d} ln ℓ(x, θ)`` one changed record moves ``q(·, θ)`` by
+``ln ℓ(x, θ) − ln ℓ(x', θ)``, so (statement ``posterior-sampling``)
+
+* replace-one: ``Δq = ln ρ`` with ``ρ = max ℓ(x, θ) / ℓ(x', θ)``;
+* add-remove: ``Δq = ln ρ`` with ``ρ = max(max ℓ(x, θ), max 1/ℓ(x, θ))``;
+
+over every record ``x, x'`` and parameter θ.  Both are finite only when the
+likelihood stays away from 0 on the support (the hypothesis ``clipped``).
+The ratio is a rational: it is guessed by exact evaluation (every point of a
+finite domain, the bounds of an interval), then certified by plain z3 calls —
+positivity ``ℓ <= 0`` unsat, ``ℓ(x, θ) > ρ·ℓ(x', θ)`` unsat, and
+``ℓ(x, θ) >= ρ·ℓ(x', θ)`` sat with the model re-evaluated exactly as the
+witness.  A sat answer to the second query yields a larger candidate, tried
+in turn.  The queries stay linear in ρ (a constant), so whatever ℓ's
+arithmetic is, z3's answer is a decision or ``unknown`` — and ``unknown`` is
+UNKNOWN, never a proof.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import sympy
+import z3
+
+from expmech.impl import LogLinear
+from expmech.spec import InvalidArgument, InvalidType, LogLikelihood, Neighbours, QualityError
+from expmech.spec._errors import describe
+
+from .._outcome import Status
+from ._sensitivity import _domain_constraint, _var
+from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, Translator, check, z3_version
+
+__all__ = ["LikelihoodRatioResult", "RatioWitness", "prove_likelihood_ratio"]
+
+#: Exact evaluation enumerates finite domains up to this many (record, record, θ) points.
+ENUMERATION_LIMIT = 200_000
+_REFINEMENTS = 8
+
+
+@dataclass(frozen=True)
+class RatioWitness:
+    """Records ``x``, ``x'`` (``x'`` is ``None`` under add-remove) and θ with ``ratio`` = ℓ(x, θ)/ℓ(x', θ) (or ℓ^{±1})."""
+
+    record1: Any
+    record2: Any
+    output: Hashable
+    ratio: Fraction
+
+
+@dataclass(frozen=True)
+class LikelihoodRatioResult:
+    """The outcome of :func:`prove_likelihood_ratio`.
+
+    ``ratio`` is the proved ρ (``None`` when it is infinite or unknown);
+    ``bound`` the proved Δq = ``log(ρ)`` as sympy (``oo`` when the likelihood
+    vanishes somewhere); ``claimed`` the claimed Δq; ``witness`` attains ρ;
+    ``counterexample`` exceeds the claim (or shows ℓ = 0: a record that rules
+    out a parameter another record allows).
+    """
+
+    status: Status
+    neighbours: Neighbours
+    ratio: Fraction | None
+    bound: sympy.Expr | None
+    claimed: sympy.Expr | None
+    tight: bool
+    witness: RatioWitness | None
+    counterexample: RatioWitness | None
+    reason: str
+    method: str
+    queries: tuple[Query, ...] = ()
+    solver: str = field(default_factory=lambda: f"z3 {z3_version()}")
+
+    @property
+    def proved_bound(self) -> sympy.Expr | None:
+        """The Δq an ε-DP claim may use: the claim when PROVED against it, else ``log(ρ)``; None otherwise."""
+        if self.status is not Status.PROVED:
+            return None
+        return self.claimed if self.claimed is not None else self.bound
+
+
+class _Unknown(Exception):
+    """A solver call was inconclusive."""
+
+
+class _RatioProver:
+    def __init__(self, quality: LogLikelihood, neighbours: Neighbours, rlimit: int, timeout_ms: int) -> None:
+        self.quality, self.neighbours, self.rlimit, self.timeout_ms = quality, neighbours, rlimit, timeout_ms
+        self.queries: list[Query] = []
+        self.theta = {sym: _var(f"out_{sym.name}", d) for _, sym, d in quality.output_space.items()}
+        self.records = {tag: {sym: _var(f"{tag}_{sym.name}", d) for _, sym, d in quality.schema.items()} for tag in ("a", "b")}
+        self.domain = [_domain_constraint(self.theta[sym], d) for _, sym, d in quality.output_space.items()]
+        for tag in ("a", "b"):
+            self.domain += [_domain_constraint(self.records[tag][sym], d) for _, sym, d in quality.schema.items()]
+        self.ell = {tag: Translator({**self.records[tag], **self.theta})(quality.expr) for tag in ("a", "b")}
+
+    def ask(self, constraints: list[Any], hoped: str, purpose: str) -> Any:
+        """One z3 check, recorded; the result relies on whichever answer comes back (``unknown`` raises)."""
+        result = check(self.domain + constraints, rlimit=self.rlimit, timeout_ms=self.timeout_ms)
+        if result.status == "unknown":
+            self.queries.append(Query(purpose, hoped, result))
+            raise _Unknown(f"z3 was inconclusive on '{purpose}': {result.reason}")
+        self.queries.append(Query(purpose if result.status == hoped else f"{purpose} (yes: a counterexample)", result.status, result))
+        return result
+
+    def point(self, model: dict[str, Any]) -> tuple[dict[sympy.Symbol, Any], dict[sympy.Symbol, Any], dict[sympy.Symbol, Any]]:
+        """Record codes for ``a``, ``b`` and θ codes from a model (completing what z3 left out)."""
+
+        def codes(space: Any, prefix: str) -> dict[sympy.Symbol, Any]:
+            out = {}
+            for _, sym, domain in space.items():
+                value = model.get(f"{prefix}_{sym.name}")
+                if value is None:
+                    value = domain.codes()[0] if domain.is_finite else (domain.bounds()[0] or Fraction(0))
+                out[sym] = Fraction(value) if domain.sort == "real" else int(value)
+            return out
+
+        return codes(self.quality.schema, "a"), codes(self.quality.schema, "b"), codes(self.quality.output_space, "out")
+
+    def witness(self, a: dict[sympy.Symbol, Any], b: dict[sympy.Symbol, Any] | None, theta: dict[sympy.Symbol, Any], ratio: Fraction) -> RatioWitness:
+        return RatioWitness(_record(self.quality.schema, a), None if b is None else _record(self.quality.schema, b), _output(self.quality.output_space, theta), ratio)
+
+
+def _record(schema: Any, codes: dict[sympy.Symbol, Any]) -> Any:
+    items = list(schema.items())
+    values = {name: domain.decode(codes[sym]) for name, sym, domain in items}
+    return values[items[0][0]] if len(items) == 1 else values
+
+
+def _output(space: Any, codes: dict[sympy.Symbol, Any]) -> Hashable:
+    values = [domain.decode(codes[sym]) for _, sym, domain in space.items()]
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def _candidates(space: Any) -> list[dict[sympy.Symbol, Any]]:
+    """Points to evaluate exactly: every code of a finite domain, else the bounds (and 0 when unbounded)."""
+    per_variable = []
+    for _, sym, domain in space.items():
+        if domain.is_finite:
+            values = list(domain.codes())
+        else:
+            lo, hi = domain.bounds()
+            values = [v for v in (lo, hi) if v is not None] or [Fraction(0)]
+            if lo is not None and hi is not None:
+                values.append((lo + hi) / 2)
+            if domain.sort == "int":
+                values = [int(v) for v in values]
+        per_variable.append([(sym, v) for v in values])
+    return [dict(combo) for combo in itertools.product(*per_variable)]
+
+
+def _parse_claim(claimed: Any) -> sympy.Expr | None:
+    if claimed is None:
+        return None
+    try:
+        value = sympy.sympify(claimed)
+        LogLinear.from_sympy(value)
+    except (sympy.SympifyError, TypeError, InvalidArgument):
+        raise InvalidArgument(
+            f"claimed={describe(claimed)} must be a Δq of the form c0 + sum c_i*log(rho_i) with rationals, e.g. sympy.log(9)",
+            parameter="claimed",
+            value=claimed,
+        ) from None
+    if LogLinear.from_sympy(value) < 0:
+        raise InvalidArgument(f"claimed={describe(claimed)} must be >= 0", parameter="claimed", value=claimed)
+    return value
+
+
+def prove_likelihood_ratio(
+    quality: LogLikelihood,
+    *,
+    neighbours: Any,
+    claimed: Any = None,
+    rlimit: int = DEFAULT_RLIMIT,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+) -> LikelihoodRatioResult:
+    """Prove ``Δq = ln ρ`` for a log-likelihood quality, or refute a claimed Δq (see the module docstring).
+
+    ``claimed`` is ``None`` or a Δq such as ``sympy.log(9)`` (any
+    ``c₀ + Σ cᵢ·log(ρᵢ)``), compared with ``ln ρ`` exactly.  Returns a frozen
+    :class:`LikelihoodRatioResult`: PROVED with the tight ρ and its witness;
+    REFUTED when the claim is below ``ln ρ``, or when the likelihood vanishes
+    (Δq = ∞: no finite ε) or is negative somewhere; UNKNOWN when z3 is
+    inconclusive or the candidates do not converge.
+    """
+    if not isinstance(quality, LogLikelihood):
+        raise InvalidType(f"quality={describe(quality)} must be an expmech.spec.LogLikelihood", parameter="quality", value=quality)
+    relation = Neighbours.parse(neighbours)
+    claim = _parse_claim(claimed)
+    for name, value in (("rlimit", rlimit), ("timeout_ms", timeout_ms)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InvalidArgument(f"{name}={describe(value)} must be an int >= 1", parameter=name, value=value)
+    prover = _RatioProver(quality, relation, rlimit, timeout_ms)
+
+    def result(status: Status, reason: str, *, ratio: Fraction | None = None, bound: sympy.Expr | None = None,
+               witness: RatioWitness | None = None, counterexample: RatioWitness | None = None) -> LikelihoodRatioResult:
+        return LikelihoodRatioResult(status, relation, ratio, bound, claim, witness is not None, witness, counterexample,
+                                     reason, "z3: exact candidates certified by plain checks", tuple(prover.queries))
+
+    try:
+        # the clipped hypothesis: ℓ > 0 everywhere on the support
+        vanishing = prover.ask([prover.ell["a"] <= 0], "unsat", "the likelihood is <= 0 somewhere")
+        if vanishing.status == "sat":
+            a, _, theta = prover.point(vanishing.model)
+            try:
+                value = quality.record_likelihood_codes(a, theta)
+            except QualityError as error:  # negative: not a likelihood at all
+                return result(Status.REFUTED, f"{error}: ln ℓ is undefined there, so no finite ε holds", bound=sympy.oo)
+            if value > 0:
+                raise _Unknown("z3's model of a vanishing likelihood does not re-evaluate to <= 0")
+            point = prover.witness(a, None, theta, value)
+            return result(Status.REFUTED, f"the likelihood is 0 at θ={point.output!r} for record {point.record1!r}: the support is not "
+                          "clipped away from a zero likelihood, so Δq = ln ρ is infinite and no finite ε holds",
+                          bound=sympy.oo, counterexample=point)
+        ratio, best = _guess(quality, relation)
+        for _ in range(_REFINEMENTS):
+            rho = z3.Q(ratio.numerator, ratio.denominator)
+            above = prover.ask(_exceeds(prover, relation, rho), "unsat", f"a likelihood ratio exceeds {ratio}")
+            if above.status == "unsat":
+                break
+            a, b, theta = prover.point(above.model)
+            found = _ratio_at(quality, relation, a, b, theta)
+            if found <= ratio:
+                raise _Unknown("z3's model of a larger likelihood ratio does not re-evaluate to one")
+            ratio, best = found, (a, b, theta)
+        else:
+            raise _Unknown(f"the likelihood ratio kept growing past {ratio} after {_REFINEMENTS} refinements")
+        attained = prover.ask(_attains(prover, relation, z3.Q(ratio.numerator, ratio.denominator)), "sat", f"a likelihood ratio attains {ratio}")
+        a, b, theta = prover.point(attained.model) if attained.model is not None else best
+        if _ratio_at(quality, relation, a, b, theta) != ratio:
+            a, b, theta = best
+        witness = prover.witness(a, None if relation is Neighbours.ADD_REMOVE else b, theta, ratio)
+    except _Unknown as error:
+        return result(Status.UNKNOWN, str(error))
+    except QualityError as error:
+        return result(Status.UNKNOWN, f"the likelihood could not be evaluated: {error}")
+    bound = sympy.log(sympy.Rational(ratio.numerator, ratio.denominator))
+    if claim is not None and LogLinear.from_sympy(claim) < LogLinear.log(ratio):
+        return result(Status.REFUTED, f"the likelihood ratio {ratio} at θ={witness.output!r} gives a change ln {ratio} > claimed {claim}",
+                      ratio=ratio, bound=bound, counterexample=witness)
+    looser = "" if claim is None or LogLinear.from_sympy(claim) == LogLinear.log(ratio) else f"; the claim {claim} is looser than ln {ratio}"
+    return result(Status.PROVED, f"Δq = ln {ratio}: no record pair and parameter exceed the likelihood ratio {ratio}, and a witness attains it{looser}",
+                  ratio=ratio, bound=bound, witness=witness)
+
+
+def _exceeds(prover: _RatioProver, relation: Neighbours, rho: Any) -> list[Any]:
+    a, b = prover.ell["a"], prover.ell["b"]
+    if relation is Neighbours.ADD_REMOVE:
+        return [z3.Or(a > rho, a * rho < 1)]
+    return [a > rho * b]
+
+
+def _attains(prover: _RatioProver, relation: Neighbours, rho: Any) -> list[Any]:
+    a, b = prover.ell["a"], prover.ell["b"]
+    if relation is Neighbours.ADD_REMOVE:
+        return [z3.Or(a >= rho, a * rho <= 1)]
+    return [a >= rho * b]
+
+
+def _ratio_at(quality: LogLikelihood, relation: Neighbours, a: dict[sympy.Symbol, Any], b: dict[sympy.Symbol, Any], theta: dict[sympy.Symbol, Any]) -> Fraction:
+    la = quality.record_likelihood_codes(a, theta)
+    if relation is Neighbours.ADD_REMOVE:
+        return max(la, 1 / la)
+    return la / quality.record_likelihood_codes(b, theta)
+
+
+def _guess(quality: LogLikelihood, relation: Neighbours) -> tuple[Fraction, tuple[Any, Any, Any]]:
+    """The largest exact ratio over candidate points (every point of finite domains, within the limit)."""
+    records = _candidates(quality.schema)
+    thetas = _candidates(quality.output_space)
+    pairs = len(records) * (1 if relation is Neighbours.ADD_REMOVE else len(records)) * len(thetas)
+    if pairs > ENUMERATION_LIMIT:
+        records, thetas = records[:20], thetas[:50]
+    best: tuple[Fraction, tuple[Any, Any, Any]] | None = None
+    for theta in thetas:
+        values = [(quality.record_likelihood_codes(r, theta), r) for r in records]
+        high, low = max(values, key=lambda v: v[0]), min(values, key=lambda v: v[0])
+        if relation is Neighbours.ADD_REMOVE:
+            candidate = max((high[0], high[1]), (1 / low[0], low[1]), key=lambda v: v[0])
+            point = (candidate[0], (candidate[1], candidate[1], theta))
+        else:
+            point = (high[0] / low[0], (high[1], low[1], theta))
+        if best is None or point[0] > best[0]:
+            best = point
+    assert best is not None
+    return best
