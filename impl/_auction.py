@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from expmech.spec import Grid, IntRange, OutputSpace, QualityFunction, RecordSchema, count
 from expmech.spec._errors import InvalidArgument, InvalidType, QualityError, describe
 from expmech.spec._validate import as_rational
 
@@ -39,17 +40,28 @@ def posted_price_utility(value: Fraction, report: Fraction, price: Fraction) -> 
 class Incentive:
     """One bidder's exact incentive to misreport, all other bids fixed.
 
-    ``truthful`` is ``E[u | v]``; ``gains`` maps each report ``b != v`` to the
-    exact ``E[u | b] − E[u | v]``; ``best_report`` attains the largest gain
-    ``best_gain`` (``None`` and 0 when there is no other report).
+    ``truthful`` is ``E[u | v]``; ``utilities`` maps each report ``b != v`` to
+    the exact ``E[u | b]``; ``best_report`` attains the largest of them,
+    ``best_utility`` (``None`` and ``E[u | v]`` when there is no other report).
+    Gains ``E[u | b] − E[u | v]`` are :attr:`gains` and :attr:`best_gain`.
     """
 
     bidder: int
     value: Fraction
     truthful: ExpRatio
-    gains: tuple[tuple[Fraction, ExpRatio], ...]
+    utilities: tuple[tuple[Fraction, ExpRatio], ...]
     best_report: Fraction | None
-    best_gain: ExpRatio
+    best_utility: ExpRatio
+
+    @property
+    def best_gain(self) -> ExpRatio:
+        """``E[u | best_report] − E[u | v]``, exactly (0 without another report)."""
+        return _difference(self.best_utility, self.truthful)
+
+    @property
+    def gains(self) -> tuple[tuple[Fraction, ExpRatio], ...]:
+        """``(b, E[u | b] − E[u | v])`` for every report ``b != v``, exactly."""
+        return tuple((b, _difference(u, self.truthful)) for b, u in self.utilities)
 
 
 class DigitalGoodsAuction:
@@ -105,6 +117,20 @@ class DigitalGoodsAuction:
         p = _rational(price, "price")
         return p * sum(1 for b in bids if b >= p)
 
+    def quality(self, *, name: str | None = "auction-price") -> QualityFunction:
+        """The revenue ``p·count(b >= p)`` in the spec language: bids ``b`` over the reports, prices ``p`` over the grid.
+
+        Consecutive integers become an ``IntRange``, anything else a ``Grid``, so
+        the catalogue's ``auction-price`` quality is exactly this one.
+        """
+        schema, outputs = RecordSchema(b=_domain(self._reports)), OutputSpace(p=_domain(self._prices))
+        p = outputs["p"]
+        return QualityFunction(p * count(schema["b"] >= p), schema=schema, outputs=outputs, name=name)
+
+    def utility_bound(self) -> Fraction:
+        """``U``: the largest truthful posted-price utility ``max(v − p, 0)`` over values among the reports and the prices."""
+        return max(Fraction(0), self._reports[-1] - min(self._prices))
+
     def sensitivity(self) -> Fraction:
         """The exact Δq under replace-one over the allowed reports.
 
@@ -157,22 +183,27 @@ class DigitalGoodsAuction:
         result = []
         for i, v in enumerate(truthful_bids):
             truthful = self.expected_utility(truthful_bids, bidder=i, value=v, utility=utility)
-            gains = []
+            utilities = []
             for b in self._reports:
-                if b == v:
-                    continue
-                lied = truthful_bids[:i] + [b] + truthful_bids[i + 1 :]
-                gain = self.expected_utility(lied, bidder=i, value=v, utility=utility)
-                gains.append((b, _difference(gain, truthful)))
-            best_report, best_gain = None, ExpRatio(0)
-            for b, gain in gains:
-                if best_report is None or gain > best_gain:
-                    best_report, best_gain = b, gain
-            result.append(Incentive(i, v, truthful, tuple(gains), best_report, best_gain))
+                if b != v:
+                    lied = truthful_bids[:i] + [b] + truthful_bids[i + 1 :]
+                    utilities.append((b, self.expected_utility(lied, bidder=i, value=v, utility=utility)))
+            best_report, best_utility = None, truthful
+            for b, u in utilities:
+                if best_report is None or u > best_utility:
+                    best_report, best_utility = b, u
+            result.append(Incentive(i, v, truthful, tuple(utilities), best_report, best_utility))
         return tuple(result)
 
     def __repr__(self) -> str:
         return f"DigitalGoodsAuction(<{len(self._prices)} prices>, epsilon={self._epsilon}, <{len(self._reports)} reports>)"
+
+
+def _domain(values: tuple[Fraction, ...]) -> IntRange | Grid:
+    ordered = sorted(values)
+    if all(v.denominator == 1 for v in ordered) and ordered == [ordered[0] + i for i in range(len(ordered))]:
+        return IntRange(int(ordered[0]), int(ordered[-1]))
+    return Grid(tuple(ordered))
 
 
 def _difference(first: ExpRatio, second: ExpRatio) -> ExpRatio:

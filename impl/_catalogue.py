@@ -36,6 +36,8 @@ from expmech.spec import (
     total,
 )
 
+from ._auction import DigitalGoodsAuction
+
 __all__ = ["CATALOGUE", "POSTERIOR_CATALOGUE", "WRONG_CATALOGUE", "CatalogueEntry", "catalogue_entry"]
 
 n = DATASET_SIZE
@@ -49,7 +51,9 @@ class CatalogueEntry:
     ``wrong`` says why the claim is deliberately wrong (empty for a correct one).
     ``base_measure`` maps outputs to μ (``None``: counting measure); for a
     :class:`~expmech.spec.LogLikelihood` quality it is the prior, and the
-    claimed Δq is ``ln ρ``.
+    claimed Δq is ``ln ρ``.  ``auction`` marks the quality as the revenue of
+    this digital-goods auction, so its certificate also states the
+    truthfulness guarantee of statement ``auctions``.
     """
 
     name: str
@@ -60,6 +64,7 @@ class CatalogueEntry:
     epsilon: Fraction = Fraction(1, 2)
     wrong: str = ""
     base_measure: dict[Any, Fraction] | None = None
+    auction: DigitalGoodsAuction | None = None
 
 
 def _median() -> QualityFunction:
@@ -106,10 +111,12 @@ def _halfspace() -> QualityFunction:
     return QualityFunction(count(agree), schema=schema, outputs=outputs, name="halfspace")
 
 
+#: McSherry–Talwar's digital-goods auction: prices 1…10, bids 0…10, ε₀ = 1/20.
+AUCTION = DigitalGoodsAuction(outputs=range(1, 11), epsilon=Fraction(1, 20), reports=range(0, 11))
+
+
 def _auction() -> QualityFunction:
-    schema, outputs = RecordSchema(b=IntRange(0, 10)), OutputSpace(p=IntRange(1, 10))
-    p = outputs["p"]
-    return QualityFunction(p * count(schema["b"] >= p), schema=schema, outputs=outputs, name="auction-price")
+    return AUCTION.quality(name="auction-price")
 
 
 def _hyperparameter() -> QualityFunction:
@@ -180,11 +187,12 @@ CATALOGUE: tuple[CatalogueEntry, ...] = (
     ),
     CatalogueEntry(
         "auction-price",
-        "digital-goods price p with revenue p·#{b >= p}; Δq depends on p, largest at p = 10",
+        "digital-goods price p with revenue p·#{b >= p}; Δq depends on p, largest at p = 10; approximately truthful",
         _auction(),
         Neighbours.REPLACE_ONE,
         sympy.Integer(10),
         epsilon=Fraction(1, 20),
+        auction=AUCTION,
     ),
     CatalogueEntry(
         "hyperparameter",

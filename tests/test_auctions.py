@@ -1,5 +1,6 @@
 """The digital-goods auction: exact expected utilities, misreport gains and McSherry–Talwar's bound."""
 
+import json
 from fractions import Fraction
 
 import mpmath
@@ -8,7 +9,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from expmech.impl import DigitalGoodsAuction, catalogue_entry, posted_price_utility
-from expmech.proofs import Status, check_truthfulness, prove_sensitivity
+from expmech.proofs import Status, certify, check_certificate, check_truthfulness, prove_sensitivity
 from expmech.proofs.conformance import FAMILIES, Finding, search_dropped_hypothesis
 from expmech.spec import InvalidArgument, InvalidType, QualityError, statement
 
@@ -153,3 +154,59 @@ def test_bad_input_is_refused_by_name():
         check_truthfulness("auction", [1])
     with pytest.raises(InvalidArgument, match="epsilon=-1"):
         check_truthfulness(auction, [1], epsilon=-1)
+
+
+def _auction_certificate():
+    entry = catalogue_entry("auction-price")
+    return entry, certify(entry.quality, epsilon=entry.epsilon, neighbours=entry.neighbours, claimed=entry.claimed_sensitivity, auction=entry.auction, pairs=3)
+
+
+def test_the_catalogue_auction_is_certified_truthful():
+    """The auction's certificate states McSherry–Talwar's bound from its ε, hypotheses checked exhaustively, and re-checks."""
+    entry, cert = _auction_certificate()
+    claim = next(c for c in cert.statement["predicate"]["claims"] if c["id"] == "truthfulness")
+    assert claim["status"] == "PROVED" and claim["epsilon"] == cert.epsilon == "1"
+    assert claim["utility_bound"] == "9" and claim["bound"] == "9*(exp(1) - 1)"
+    assert claim["hypotheses"] == {"utility-nonnegative": True, "truthful-dominant": True, "utility-bounded": True, "points": 11 * 11 * 10}
+    assert not claim["instances"]["violations"]
+    report = check_certificate(json.loads(cert.to_json()))
+    assert report.ok, report.problems
+    assert sum(1 for name, _, _ in report.checks if name.startswith("truthfulness")) == 8
+
+
+@pytest.mark.parametrize(
+    "tamper, problem",
+    [
+        (lambda c: c.update(bound="9*(exp(1/2) - 1)"), "bound re-derived"),
+        (lambda c: c.update(utility_bound="5"), "U re-derived"),
+        (lambda c: c.update(epsilon="1/2"), "ε is the certified ε"),
+        (lambda c: c["auction"].update(reports=[str(b) for b in range(0, 12)]), "revenue"),
+        (lambda c: c["instances"].update(largest_gain_upper_bound="0"), "instances reproduced"),
+        (lambda c: c["hypotheses"].update(points=1), "hypotheses"),
+    ],
+)
+def test_a_tampered_truthfulness_claim_is_rejected(tamper, problem):
+    """A changed bound, U, ε, auction or evidence — re-sealed with a fresh digest — fails the re-derivation."""
+    from expmech.proofs.certificate._build import seal
+
+    _, cert = _auction_certificate()
+    data = json.loads(cert.to_json())
+    claim = next(c for c in data["certificate"]["predicate"]["claims"] if c["id"] == "truthfulness")
+    tamper(claim)
+    report = check_certificate({**data, **seal(data["certificate"])})
+    assert not report.ok and any(problem in p for p in report.problems), report.problems
+
+
+def test_an_auction_must_match_the_quality():
+    """Certifying a quality with an auction whose revenue it is not is refused by name."""
+    entry = catalogue_entry("median")
+    with pytest.raises(InvalidArgument, match="auction=.*does not match the quality"):
+        certify(entry.quality, epsilon=entry.epsilon, neighbours=entry.neighbours, auction=catalogue_entry("auction-price").auction)
+
+
+def test_verify_prints_the_truthfulness_bound(capsys):
+    """`expmech verify` shows the auction's truthfulness guarantee under its ε line."""
+    from expmech.proofs.cli import main
+
+    assert main(["verify", "expmech.impl:CATALOGUE"]) == 0
+    assert "truthfulness PROVED: no report gains more than (e^ε − 1)·U = 9*(exp(1) - 1) ≈ 15.46" in capsys.readouterr().out

@@ -271,6 +271,7 @@ def certify(
     outputs: Any = None,
     pairs: int = 20,
     seed: int = 0,
+    auction: Any = None,
     **prover_options: Any,
 ) -> Certificate:
     """Build a certificate for ``E_q^{ε₀}`` with ``quality`` over its own finite output space.
@@ -289,6 +290,10 @@ def certify(
     is the prior, ``epsilon`` the tempering factor) is certified by
     :func:`~expmech.proofs.certificate._posterior.certify_posterior`:
     ``ε = 2·ε₀·ln ρ`` from the proved likelihood ratio ρ.
+
+    ``auction`` (a :class:`~expmech.impl.DigitalGoodsAuction` whose revenue is
+    ``quality``) adds the ``truthfulness`` claim of statement ``auctions``
+    when ε is PROVED: no report gains more than ``(e^ε − 1)·U``.
     """
     if isinstance(quality, LogLikelihood):
         from ._posterior import certify_posterior
@@ -344,6 +349,14 @@ def certify(
                 status = Status.REFUTED
         if status is Status.PROVED:
             epsilon_text = _expr_text(derived)
+    if auction is not None:
+        from ._auction import truthfulness_claim
+
+        truthful = truthfulness_claim(auction, quality, epsilon_text, seed=seed) if epsilon_text is not None else None
+        if truthful is not None:
+            claims.append(truthful)
+            if truthful["status"] == "REFUTED":
+                status, epsilon_text = Status.REFUTED, None
     measure = [rational_text(m) for m in mech.base_measure]
     notes = [] if epsilon_text else ["no ε-DP claim: the sensitivity is " + str(sensitivity.status) + " — " + sensitivity.reason]
     mechanism = {

@@ -217,6 +217,11 @@ def check_certificate(certificate: Any, *, solvers: tuple[str, ...] = ("z3", "cv
     conformance = claims.get("conformance")
     if conformance is not None:
         record("conformance found no violation", conformance["status"] == "TESTED" and not conformance["violations"], f"{conformance['pairs']} pairs")
+    truthfulness = claims.get("truthfulness")
+    if truthfulness is not None:
+        from ._auction import check_truthfulness_claim
+
+        check_truthfulness_claim(truthfulness, predicate, quality, record)
     _implementation_note(predicate, notes)
     return _report(checks, predicate["status"], epsilon, notes)
 

@@ -15,11 +15,13 @@ inconclusive result.
 from __future__ import annotations
 
 import importlib
+import math
 import json
 import tomllib
 import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
@@ -63,6 +65,7 @@ class Target:
     claimed: Any = None
     source: str = "catalogue"
     base_measure: Any = None
+    auction: Any = None
 
 
 @dataclass(frozen=True)
@@ -113,7 +116,7 @@ def _from_entry(entry: Any, source: str) -> Target:
             raise UsageError(f"{source}: the mechanism needs the key {missing}", parameter="target", value=source) from None
     needed = ("name", "quality", "epsilon", "neighbours", "claimed_sensitivity")
     if all(hasattr(entry, attr) for attr in needed):
-        return Target(entry.name, entry.quality, entry.epsilon, entry.neighbours, entry.claimed_sensitivity, source, getattr(entry, "base_measure", None))
+        return Target(entry.name, entry.quality, entry.epsilon, entry.neighbours, entry.claimed_sensitivity, source, getattr(entry, "base_measure", None), getattr(entry, "auction", None))
     raise UsageError(f"{source}: {entry!r} is neither a catalogue entry nor a mechanism dict", parameter="target", value=source)
 
 
@@ -205,6 +208,7 @@ def verify_targets(targets: list[Target], *, progress: Any = None, **prover_opti
                 neighbours=target.neighbours,
                 claimed=target.claimed,
                 base_measure=target.base_measure,
+                **({"auction": target.auction} if target.auction is not None else {}),
                 **prover_options,
             )
             verdicts.append(Verdict(target, certificate))
@@ -242,6 +246,12 @@ def _line(verdict: Verdict) -> list[str]:
         lines = [head + f"ε = {eps}  (Δq = {relation}, {tight}; {verdict.certificate.statement['predicate']['mechanism']['neighbours']}, ε₀ = {target.epsilon})"]
     else:
         lines = [head + f"no ε-DP claim: {sensitivity.get('reason', '')}"]
+    truthfulness = verdict.claim("truthfulness")
+    if truthfulness is not None:
+        approx = float(Fraction(truthfulness["utility_bound"])) * math.expm1(float(Fraction(truthfulness["epsilon"])))
+        lines.append(
+            f"         truthfulness {truthfulness['status']}: no report gains more than (e^ε − 1)·U = {truthfulness['bound']} ≈ {approx:.4g}"
+        )
     counterexample = sensitivity.get("counterexample")
     if counterexample:
         lines.append(

@@ -110,19 +110,15 @@ def check_truthfulness(
     for incentive in auction.incentives(values, utility=utility):
         v = incentive.value
         u_max = fixed_u if fixed_u is not None else max(_utility_value(rule, v, v, p) for p in auction.outputs)
-        bound = _scaled(incentive.truthful, eps)
-        by_u = ExpSum.rational(u_max).shift(eps) - ExpSum.rational(u_max)
+        truthful, best = incentive.truthful, incentive.best_utility
+        # gain <= (e^ε − 1)·E[u|v]  <=>  E[u|b] <= e^ε·E[u|v]
+        within = best <= ExpRatio(truthful.numerator.shift(eps), truthful.denominator)
+        # gain <= (e^ε − 1)·U  <=>  E[u|b] <= E[u|v] + (e^ε − 1)·U
+        extra = (ExpSum.rational(u_max).shift(eps) - ExpSum.rational(u_max)) * truthful.denominator
+        within_u = best <= ExpRatio(truthful.numerator + extra, truthful.denominator)
         checks.append(
             BidderTruthfulness(
-                incentive.bidder,
-                v,
-                incentive.truthful,
-                incentive.best_report,
-                incentive.best_gain,
-                bound,
-                u_max,
-                incentive.best_gain <= bound,
-                incentive.best_gain <= ExpRatio(by_u),
+                incentive.bidder, v, truthful, incentive.best_report, incentive.best_gain, _scaled(truthful, eps), u_max, within, within_u
             )
         )
     return TruthfulnessReport(eps, tuple(checks))
