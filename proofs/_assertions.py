@@ -26,7 +26,7 @@ from expmech.spec._errors import readable
 
 from .certificate._build import Certificate, certify
 from ._outcome import Status
-from .prover._sensitivity import _at_least, _parse_claim
+from .prover._claims import at_least, parse_claim
 
 __all__ = ["DPInconclusive", "DPViolation", "assert_dp", "assert_sensitivity"]
 
@@ -73,9 +73,9 @@ def assert_dp(
         reason = certificate.statement["predicate"]["notes"]
         raise DPInconclusive(f"{name}: {status} — no ε-DP claim is made ({'; '.join(reason)})")
     if max_epsilon is not None:
-        limit = _parse_claim(max_epsilon)
+        limit = parse_claim(max_epsilon)
         proved = sympy.sympify(certificate.epsilon, locals={"n": DATASET_SIZE})
-        if limit is None or not _at_least(limit, proved):
+        if limit is None or at_least(limit, proved).holds is not True:
             raise DPViolation(f"{name}: the proved ε = {certificate.epsilon} is not <= max_epsilon = {readable(max_epsilon)}")
     return certificate
 

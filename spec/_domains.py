@@ -9,7 +9,7 @@ are encoded as integers; every code is an ``int`` or a ``Fraction``.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -175,9 +175,17 @@ class Booleans(Domain):
 
 @dataclass(frozen=True)
 class Categories(Domain):
-    """A finite set of hashable labels, encoded by position 0, 1, …."""
+    """A finite set of hashable labels, encoded by position 0, 1, ….
+
+    Codes are positions, so a quality function may only compare a category
+    with ``==`` / ``!=`` (to another variable over the same labels, or to a
+    label's code from :meth:`code`); arithmetic and ordering on positions are
+    refused when the quality function is built.  For numeric values use
+    :class:`IntRange` or :class:`Grid`.
+    """
 
     labels: tuple[Hashable, ...]
+    _index: dict[Hashable, int] = field(init=False, repr=False, compare=False, hash=False)
 
     sort = "int"
 
@@ -185,24 +193,31 @@ class Categories(Domain):
         labels = tuple(self.labels)
         if not labels:
             raise InvalidArgument("Categories() needs at least one label", parameter="labels", value=labels)
-        if len(set(labels)) != len(labels):
+        try:
+            index = {label: i for i, label in enumerate(labels)}
+        except TypeError:
+            raise InvalidType(f"labels={describe(labels)} must be hashable", parameter="labels", value=labels) from None
+        if len(index) != len(labels):
             raise InvalidArgument(f"labels={describe(labels)} has duplicates", parameter="labels", value=labels)
         object.__setattr__(self, "labels", labels)
+        object.__setattr__(self, "_index", index)
 
     def code(self, label: Hashable) -> int:
         """The integer code of ``label``."""
-        try:
-            return self.labels.index(label)
-        except ValueError:
-            raise _outside("label", label, self) from None
+        return int(self.encode(label, name="label"))
 
     def encode(self, value: Any, *, name: str) -> Code:
         try:
-            return self.labels.index(value)
-        except ValueError:
-            raise _outside(name, value, self) from None
+            position = self._index.get(value)
+        except TypeError:
+            position = None
+        if position is None:
+            raise _outside(name, value, self)
+        return position
 
     def decode(self, code: Code) -> Any:
+        if isinstance(code, bool) or not _is_integer(code) or not 0 <= int(code) < len(self.labels):
+            raise _outside("code", code, self)
         return self.labels[int(code)]
 
     def bounds(self) -> tuple[Fraction | None, Fraction | None]:
@@ -224,6 +239,7 @@ class Grid(Domain):
     """A finite set of rationals, e.g. candidate answers ``0, 1/4, …, 1``."""
 
     points: tuple[Any, ...]
+    _index: dict[Fraction, int] = field(init=False, repr=False, compare=False, hash=False)
 
     sort = "real"
 
@@ -231,15 +247,24 @@ class Grid(Domain):
         points = tuple(as_rational(p, name=f"points[{i}]") for i, p in enumerate(self.points))
         if not points:
             raise InvalidArgument("Grid() needs at least one point", parameter="points", value=points)
-        if len(set(points)) != len(points):
+        index = {p: i for i, p in enumerate(sorted(points))}
+        if len(index) != len(points):
             raise InvalidArgument(f"points={describe(points)} has duplicates", parameter="points", value=points)
-        object.__setattr__(self, "points", tuple(sorted(points)))
+        object.__setattr__(self, "points", tuple(index))
+        object.__setattr__(self, "_index", index)
 
     def encode(self, value: Any, *, name: str) -> Code:
         code = as_rational(value, name=name)
-        if code not in self.points:
+        if code not in self._index:
             raise _outside(name, value, self)
         return code
+
+    def position(self, code: Any) -> int:
+        """The index of a grid point in :attr:`points` (a dictionary look-up)."""
+        try:
+            return self._index[Fraction(code)]
+        except (KeyError, TypeError, ValueError):
+            raise _outside("point", code, self) from None
 
     def bounds(self) -> tuple[Fraction | None, Fraction | None]:
         return self.points[0], self.points[-1]

@@ -6,7 +6,7 @@ expressions and over *output variables*:
 * ``count(pred)`` — the number of records satisfying ``pred``;
 * ``total(expr)`` — the sum of ``expr`` over the records;
 * ``size()`` — the number of records ``n``;
-* ``mean(expr)`` — ``total(expr) / size()`` (datasets are never empty);
+* ``mean(expr)`` — ``total(expr) / size()`` (undefined on the empty dataset);
 
 composed with ``+ − ·``, integer powers (so division by an aggregate),
 ``Abs``, ``Max``, ``Min``, ``Piecewise``, comparisons and ``And/Or/Not``,
@@ -47,6 +47,8 @@ class Count(sympy.Function):
     nargs = 1
     is_integer = True
     is_nonnegative = True
+    is_number = False  # depends on the data even when its body is constant
+    is_comparable = False
 
 
 class Total(sympy.Function):
@@ -54,6 +56,8 @@ class Total(sympy.Function):
 
     nargs = 1
     is_real = True
+    is_number = False  # depends on the data even when its body is constant
+    is_comparable = False
 
 
 class Mean(sympy.Function):
@@ -61,14 +65,16 @@ class Mean(sympy.Function):
 
     nargs = 1
     is_real = True
+    is_number = False  # depends on the data even when its body is constant
+    is_comparable = False
 
 
 class Size(sympy.Function):
-    """``size()``: the number of records (at least 1)."""
+    """``size()``: the number of records (0 for the empty dataset, which add-remove neighbours include)."""
 
     nargs = 0
     is_integer = True
-    is_positive = True
+    is_nonnegative = True
     is_number = False  # no arguments, yet not a constant: keeps Max/Min from evaluating it
     is_comparable = False
 

@@ -18,6 +18,7 @@ from typing import Any
 import sympy
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
+from ._domains import Categories
 from ._errors import InvalidArgument, InvalidType, QualityError, describe
 from ._language import AGGREGATES, Count, Mean, OutputSpace, RecordSchema, Size, Total
 
@@ -34,7 +35,8 @@ class _SpecFunction:
 
     Validation of the record schema, the output space and the expression (a
     numeric sympy expression of the language, checked by :func:`_check` with
-    record fields allowed only ``inside`` what the subclass says), the
+    record fields allowed only ``inside`` what the subclass says, and
+    ``Categories`` variables only compared with ``==`` / ``!=``), the
     canonical text ``version / schema / outputs / label: srepr`` and its sha256,
     and equality by canonical text.
     """
@@ -64,6 +66,9 @@ class _SpecFunction:
         self._field_symbols = frozenset(schema.symbols)
         self._output_symbols = frozenset(outputs.symbols)
         _check(value, self._field_symbols, self._output_symbols, inside=inside)
+        categories = {sym: domain for space in (schema, outputs) for _, sym, domain in space.items() if isinstance(domain, Categories)}
+        if categories:
+            _check_categories(value, categories)
         self._canonical = "\n".join(
             [
                 version,
@@ -126,16 +131,24 @@ class QualityFunction(_SpecFunction):
     the language's operations may occur; otherwise :class:`InvalidArgument`
     (or :class:`InvalidType`) names the offending part.
 
+    A ``Categories`` variable is encoded by label position, so it may only
+    be compared with ``==`` / ``!=`` to a variable over the same labels or to
+    a label's code; arithmetic or ordering on it is refused (it would
+    silently compute with positions).
+
     Calling ``q(dataset, r)`` validates every record and ``r`` against their
-    domains and returns an exact ``Fraction``.  Datasets are non-empty
-    sequences of records.
+    domains and returns an exact ``Fraction``.  Datasets are sequences of
+    records; the empty dataset is allowed, and ``q`` raises
+    :class:`QualityError` where it is undefined there (a ``mean``, a division
+    by ``size()``).
     """
 
-    __slots__ = ("_evaluate",)
+    __slots__ = ("_evaluate", "_shared")
 
     def __init__(self, expr: Any, *, schema: RecordSchema, outputs: OutputSpace, name: str | None = None) -> None:
         self._setup(expr, schema, outputs, name, parameter="expr", version=CANONICAL_VERSION, inside=None)
         self._evaluate = _compile(self._expr)
+        self._shared: list[tuple[sympy.Basic, Evaluator]] | None = None
 
     # -- evaluation -------------------------------------------------------------
 
@@ -145,12 +158,6 @@ class QualityFunction(_SpecFunction):
             raise InvalidType(
                 f"dataset={describe(dataset)} must be a sequence of records", parameter="dataset", value=dataset
             )
-        if not dataset:
-            raise InvalidArgument(
-                "dataset is empty; quality functions are defined on datasets of n >= 1 records",
-                parameter="dataset",
-                value=dataset,
-            )
         return [self._schema.encode(record, name=f"dataset[{i}]") for i, record in enumerate(dataset)]
 
     def evaluate_codes(self, records: Sequence[Env], output_codes: Env) -> Fraction:
@@ -158,9 +165,9 @@ class QualityFunction(_SpecFunction):
         env: Env = dict(output_codes)
         try:
             value = self._evaluate(env, records)
-        except ZeroDivisionError:
+        except ZeroDivisionError as error:
             raise QualityError(
-                f"division by zero evaluating {self._label()} at r={_show(output_codes)}", output=output_codes
+                f"division by zero evaluating {self._label()} at r={_show(output_codes)}{_why(error)}", output=output_codes
             ) from None
         return Fraction(value)
 
@@ -171,17 +178,22 @@ class QualityFunction(_SpecFunction):
         computed once for all outputs.
         """
         shared: Env = {}
-        for node in self._output_free_aggregates():
-            shared[node] = _compile(node)({}, records)
+        if self._shared is None:
+            self._shared = [(node, _compile(node)) for node in self._output_free_aggregates()]
+        for node, evaluate in self._shared:
+            try:
+                shared[node] = evaluate({}, records)
+            except (ZeroDivisionError, QualityError):
+                continue  # left to each output: the node may sit in a branch no output reaches
         results = []
         for codes in outputs_codes:
             env: Env = dict(shared)
             env.update(codes)
             try:
                 results.append(Fraction(self._evaluate(env, records)))
-            except ZeroDivisionError:
+            except ZeroDivisionError as error:
                 raise QualityError(
-                    f"division by zero evaluating {self._label()} at r={_show(codes)}", output=codes
+                    f"division by zero evaluating {self._label()} at r={_show(codes)}{_why(error)}", output=codes
                 ) from None
         return results
 
@@ -220,6 +232,13 @@ class QualityFunction(_SpecFunction):
         label = f"{self._name}: " if self._name else ""
         return f"QualityFunction({label}{self._expr})"
 
+
+
+def _why(error: ZeroDivisionError) -> str:
+    return f" ({error})" if str(error) == _EMPTY_MEAN else ""
+
+
+_EMPTY_MEAN = "mean of the empty dataset"
 
 
 def _show(codes: Env) -> str:
@@ -296,6 +315,42 @@ def _check(expr: sympy.Basic, fields: frozenset[sympy.Symbol], outputs: frozense
             _check(arg, fields, outputs, inside=inside)
 
 
+def _check_categories(expr: sympy.Basic, categories: dict[sympy.Symbol, Categories]) -> None:
+    """Refuse arithmetic or ordering on a Categories variable: its codes are label positions."""
+
+    def refuse(symbol: sympy.Symbol, parent: sympy.Basic) -> None:
+        labels = categories[symbol].labels
+        raise InvalidArgument(
+            f"{symbol.name!r} ranges over Categories{labels!r}, encoded by label position; in {parent} it would "
+            "silently compute with positions. Compare it with == / != to a variable over the same labels or to "
+            "a label's code (Categories.code(label)), or give it a numeric domain (IntRange, Grid)",
+            parameter="expr",
+            value=parent,
+        )
+
+    def allowed(symbol: sympy.Symbol, parent: sympy.Basic) -> bool:
+        if not isinstance(parent, sympy.Eq | sympy.Ne):
+            return False
+        other = parent.args[1] if parent.args[0] == symbol else parent.args[0]
+        labels = categories[symbol].labels
+        if isinstance(other, sympy.Symbol):
+            return other in categories and categories[other].labels == labels
+        numeric = any(isinstance(label, int | Fraction) and not isinstance(label, bool) for label in labels)
+        return isinstance(other, sympy.Integer) and 0 <= int(other) < len(labels) and not numeric
+
+    if expr in categories:
+        refuse(expr, expr)
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        for arg in node.args:
+            if arg in categories:
+                if not allowed(arg, node):
+                    refuse(arg, node)
+            else:
+                stack.append(arg)
+
+
 # -- the interpreter ---------------------------------------------------------------
 
 
@@ -348,7 +403,11 @@ def _compile_node(expr: sympy.Basic) -> Evaluator:
                 local.update(record)
                 value = body(local, records)
                 acc += (1 if value else 0) if is_count else value
-            return Fraction(acc) / len(records) if is_mean else acc
+            if is_mean:
+                if not records:
+                    raise ZeroDivisionError(_EMPTY_MEAN)
+                return Fraction(acc) / len(records)
+            return acc
 
         return aggregate
     parts = [_compile(arg) for arg in expr.args] if not isinstance(expr, sympy.Piecewise) else []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 from hypothesis import strategies as st
@@ -78,3 +79,275 @@ def neighbouring_pairs(draw: st.DrawFn, max_records: int = 3, max_size: int = 4)
     replacement = draw(st.integers(0, max_records - 1))
     second = first[:position] + (replacement,) + first[position + 1 :]
     return first, second
+
+
+# -- generated quality functions over random schemas (prover fuzzing) ---------------------------------------------
+
+import sympy  # noqa: E402
+
+from hypothesis import reject  # noqa: E402
+
+from expmech.spec import (  # noqa: E402
+    Booleans,
+    InvalidArgument,
+    Categories,
+    Grid,
+    IntRange,
+    OutputSpace,
+    QualityFunction,
+    RationalRange,
+    RecordSchema,
+    count,
+    mean,
+    size,
+    total,
+)
+
+LABELS = ("a", "b", "c")
+
+
+def field_domains(finite: bool = False) -> st.SearchStrategy:
+    """A field's domain: small integer ranges (often without 0), rational ranges, Booleans, Categories."""
+    small = st.builds(lambda lo, width: IntRange(lo, lo + width), st.integers(-3, 3), st.integers(0, 3))
+    options = [small, small, st.just(Booleans()), st.just(Categories(LABELS))]
+    if not finite:
+        options += [
+            st.builds(lambda lo, width: RationalRange(Fraction(lo, 2), Fraction(lo + width, 2)), st.integers(-3, 3), st.integers(1, 4)),
+            st.builds(lambda lo: IntRange(lo, None), st.integers(-2, 3)),
+        ]
+    return st.one_of(*options)
+
+
+def output_domains(finite: bool = False) -> st.SearchStrategy:
+    """An output variable's domain: small integer ranges, grids, Booleans, Categories (and an infinite range)."""
+    options = [
+        st.builds(lambda lo, width: IntRange(lo, lo + width), st.integers(-2, 2), st.integers(0, 3)),
+        st.lists(st.fractions(-2, 2, max_denominator=3), min_size=1, max_size=4, unique=True).map(lambda ps: Grid(tuple(ps))),
+        st.just(Booleans()),
+        st.just(Categories(LABELS)),
+    ]
+    if not finite:
+        options.append(st.builds(lambda lo: RationalRange(Fraction(lo), None), st.integers(-2, 2)))
+    return st.one_of(*options)
+
+
+@st.composite
+def schemas(draw: st.DrawFn, finite: bool = False) -> tuple[RecordSchema, OutputSpace]:
+    """A record schema of 1–2 fields and an output space of 1–2 variables."""
+    fields = {f"x{i}": draw(field_domains(finite)) for i in range(draw(st.integers(1, 2)))}
+    outs = {f"r{i}": draw(output_domains(finite)) for i in range(draw(st.integers(1, 2)))}
+    return RecordSchema(**fields), OutputSpace(**outs)
+
+
+def _symbols(space, *, categorical: bool) -> list:
+    return [sym for _, sym, domain in space.items() if isinstance(domain, Categories) == categorical]
+
+
+@st.composite
+def quality_functions(draw: st.DrawFn, finite: bool = False, max_leaves: int = 6) -> QualityFunction:
+    """A quality function of the language over a random schema, using every construct the evaluator accepts.
+
+    Includes the partial ones on purpose: division by an output expression or an
+    aggregate that can be 0, ``Booleans`` fields used directly as conditions,
+    ``Piecewise`` conditions on aggregates, powers.
+    """
+    schema, outputs = draw(schemas(finite))
+    fields = _symbols(schema, categorical=False)
+    outs = _symbols(outputs, categorical=False)
+    cat_fields = _symbols(schema, categorical=True)
+    cat_outs = _symbols(outputs, categorical=True)
+    booleans = [sym for _, sym, domain in schema.items() if isinstance(domain, Booleans)]
+    constants = st.sampled_from([sympy.Integer(k) for k in (-1, 0, 1, 2)] + [sympy.Rational(1, 2)])
+    record_leaves = st.one_of(constants, *[st.just(s) for s in fields + outs]) if fields + outs else constants
+
+    def record_terms(children):
+        return st.one_of(
+            st.tuples(children, children).map(lambda p: p[0] + p[1]),
+            st.tuples(constants, children).map(lambda p: p[0] * p[1]),
+            st.tuples(children, children).map(lambda p: sympy.Min(p[0], p[1])),
+            st.tuples(children, children).map(lambda p: sympy.Max(p[0], p[1])),
+        )
+
+    terms = st.recursive(record_leaves, record_terms, max_leaves=3)
+    comparisons = st.tuples(terms, terms, st.sampled_from([sympy.Le, sympy.Lt, sympy.Ge, sympy.Eq])).map(lambda t: t[2](t[0], t[1]))
+    atoms = [comparisons]
+    atoms += [st.just(b) for b in booleans]  # a Booleans field used directly as a condition
+    atoms += [st.just(sympy.Eq(c, o)) for c in cat_fields for o in cat_outs]
+    atoms += [st.just(sympy.Eq(c, 1)) for c in cat_fields]
+    predicates = st.recursive(
+        st.one_of(*atoms),
+        lambda ch: st.one_of(st.tuples(ch, ch).map(lambda p: sympy.And(*p)), st.tuples(ch, ch).map(lambda p: sympy.Or(*p)), ch.map(sympy.Not)),
+        max_leaves=3,
+    ).filter(lambda p: isinstance(p, sympy.logic.boolalg.Boolean) and p not in (sympy.true, sympy.false))
+    aggregates = st.one_of(
+        predicates.map(count),
+        terms.map(total),
+        terms.map(mean),
+        st.just(size()),
+    )
+    out_terms = st.sampled_from(outs + [sympy.Integer(1), sympy.Integer(2)]) if outs else st.sampled_from([sympy.Integer(1), sympy.Integer(2)])
+    leaves = st.one_of(aggregates, aggregates, out_terms, constants)
+    out_booleans = [sym for _, sym, domain in outputs.items() if isinstance(domain, Booleans)]
+    outer_atoms = [
+        st.tuples(out_terms, st.one_of(constants, out_terms), st.sampled_from([sympy.Le, sympy.Lt, sympy.Eq])).map(lambda t: t[2](t[0], t[1])),
+        st.tuples(aggregates, out_terms, st.sampled_from([sympy.Le, sympy.Gt])).map(lambda t: t[2](t[0], t[1])),
+    ] + [st.just(b) for b in out_booleans]
+    outer_conditions = st.one_of(*outer_atoms).filter(lambda c: c not in (sympy.true, sympy.false))
+
+    def combine(children):
+        return st.one_of(
+            st.tuples(children, children).map(lambda p: p[0] + p[1]),
+            st.tuples(constants, children).map(lambda p: p[0] * p[1]),
+            st.tuples(out_terms, children).map(lambda p: p[0] * p[1]),
+            children.map(sympy.Abs),
+            st.tuples(children, children).map(lambda p: sympy.Max(p[0], p[1])),
+            st.tuples(children, children).map(lambda p: sympy.Min(p[0], p[1])),
+            children.map(lambda c: c / size()),
+            st.tuples(children, out_terms).map(lambda p: p[0] / p[1]),  # may divide by zero
+            st.tuples(children, aggregates).map(lambda p: p[0] / (p[1] + 1)),  # may divide by zero
+            children.map(lambda c: c**2),
+            st.tuples(children, children, outer_conditions).map(lambda p: sympy.Piecewise((p[0], p[2]), (p[1], True))),
+            st.tuples(children, children, aggregates, aggregates).map(
+                lambda p: sympy.Piecewise((p[0], p[2] >= p[3]), (p[1], True))
+            ),
+        )
+
+    expr = draw(st.recursive(leaves, combine, max_leaves=max_leaves))
+    try:
+        return QualityFunction(expr, schema=schema, outputs=outputs)
+    except InvalidArgument:
+        reject()  # e.g. sympy folded the expression into something outside the language
+        raise  # pragma: no cover
+
+
+# -- wrong claims whose true sensitivity is known by construction (refutation completeness) ----------------------
+
+from dataclasses import dataclass  # noqa: E402
+
+from expmech.spec import DATASET_SIZE, Neighbours  # noqa: E402
+
+
+@dataclass(frozen=True)
+class WrongClaim:
+    """A quality function, a relation, its true Δq (an expression in n) and a claim below it for some n."""
+
+    family: str
+    quality: QualityFunction
+    neighbours: Neighbours
+    truth: sympy.Expr
+    claimed: sympy.Expr
+
+    def __repr__(self) -> str:
+        return f"WrongClaim({self.family}: {self.quality.expr} under {self.neighbours.value}, Δq = {self.truth}, claimed {self.claimed})"
+
+
+def _linear_parts(draw, schema, outputs):
+    """Σ cᵢ·count(pᵢ) + Σ dⱼ·total(fⱼ): the sympy expression and its per-record term h(record, r) as a callable."""
+    (xname, xsym, xdom), *rest = list(schema.items())
+    rsym = next(iter(outputs.symbols))
+    bsym = rest[0][1] if rest else None
+    predicates = [xsym <= rsym, xsym >= 1, sympy.Eq(xsym, rsym), xsym < rsym] + ([sympy.Eq(bsym, 1), sympy.And(bsym, xsym <= rsym)] if bsym is not None else [])
+    bodies = [xsym, sympy.Min(xsym, rsym), 2 * xsym - rsym] + ([bsym * 3] if bsym is not None else [])
+    expr = sympy.Integer(0)
+    pieces = []
+    for _ in range(draw(st.integers(1, 3))):
+        coefficient = draw(st.sampled_from([sympy.Integer(c) for c in (-2, -1, 1, 2, 3)] + [sympy.Rational(1, 2), rsym]))
+        if draw(st.booleans()):
+            predicate = draw(st.sampled_from(predicates))
+            expr += coefficient * count(predicate)
+            pieces.append(("count", coefficient, predicate))
+        else:
+            body = draw(st.sampled_from(bodies))
+            expr += coefficient * total(body)
+            pieces.append(("total", coefficient, body))
+    return expr, pieces
+
+
+def _term(pieces, codes):
+    value = Fraction(0)
+    for kind, coefficient, part in pieces:
+        c = Fraction(str(coefficient.subs(codes)))
+        if kind == "count":
+            value += c if bool(part.subs(codes)) else 0
+        else:
+            value += c * Fraction(str(part.subs(codes)))
+    return value
+
+
+@st.composite
+def wrong_claims(draw: st.DrawFn) -> WrongClaim:
+    """A wrong claim: linear forms, means, products with size(), suprema that are not attained, c/n claims."""
+    family = draw(st.sampled_from(["linear", "linear-over-n", "mean", "size-product", "supremum"]))
+    relation = draw(st.sampled_from([Neighbours.REPLACE_ONE, Neighbours.ADD_REMOVE]))
+    n = DATASET_SIZE
+    if family == "supremum":
+        top = draw(st.integers(1, 4))
+        cut = Fraction(draw(st.integers(1, 2 * top)), 2)
+        schema, outputs = RecordSchema(x=RationalRange(0, top)), OutputSpace(r=IntRange(0, 2))
+        x = schema["x"]
+        scale = draw(st.sampled_from([1, 2]))
+        q = QualityFunction(scale * total(sympy.Piecewise((x, x < sympy.Rational(cut.numerator, cut.denominator)), (0, True))) - outputs["r"],
+                            schema=schema, outputs=outputs)
+        truth = sympy.Rational(scale * cut.numerator, cut.denominator)  # sup, not attained
+        gap = draw(st.sampled_from([sympy.Rational(1, 2), sympy.Rational(1, 10), sympy.Rational(1, 1000)]))
+        return WrongClaim(family, q, relation, truth, sympy.Max(truth - gap * truth, 0))
+    xdom = draw(st.sampled_from([IntRange(0, 3), IntRange(1, 4), IntRange(-2, 1), Booleans()]))
+    fields = {"x": xdom}
+    if draw(st.booleans()):
+        fields["b"] = Booleans()
+    schema = RecordSchema(**fields)
+    outputs = OutputSpace(r=draw(st.sampled_from([IntRange(0, 3), IntRange(1, 2), Grid((Fraction(-1), Fraction(1, 2), Fraction(2)))])))
+    records = [dict(zip(schema.symbols, combo)) for combo in itertools.product(*[d.codes() for _, _, d in schema.items()])]
+    outs = [dict(zip(outputs.symbols, (c,))) for c in next(iter(outputs.items()))[2].codes()]
+    if family == "size-product":
+        x, r = schema["x"], outputs["r"]
+        predicate = draw(st.sampled_from([x <= r, x >= 1, sympy.Eq(x, r)]))
+        varies = any(bool(predicate.subs({**a, **o})) != bool(predicate.subs({**b, **o})) for o in outs for a in records for b in records)
+        holds = any(bool(predicate.subs({**a, **o})) for o in outs for a in records)
+        if relation is Neighbours.REPLACE_ONE:
+            if not varies:
+                reject()
+            truth = n
+        else:
+            if not holds:
+                reject()
+            truth = 2 * n + 1
+        q = QualityFunction(size() * count(predicate), schema=schema, outputs=outputs)
+        return WrongClaim(family, q, relation, truth, sympy.Integer(draw(st.integers(2, 7))))
+    expr, pieces = _linear_parts(draw, schema, outputs)
+    terms = {(tuple(sorted(a.items(), key=str)), tuple(o.items())): _term(pieces, {**a, **o}) for a in records for o in outs}
+
+    def h(a, o):
+        return terms[(tuple(sorted(a.items(), key=str)), tuple(o.items()))]
+
+    spread = max(h(b, o) - h(a, o) for o in outs for a in records for b in records)
+    if family == "mean":
+        q = QualityFunction(expr / size() + outputs["r"], schema=schema, outputs=outputs)
+        if spread == 0:
+            reject()
+        m = sympy.Rational(spread.numerator, spread.denominator)
+        truth = m / n if relation is Neighbours.REPLACE_ONE else m / (n + 1)
+        wrong = draw(st.sampled_from(["shifted", "halved", "smaller"]))
+        if wrong == "shifted":
+            claimed = m / (n + 1) if relation is Neighbours.REPLACE_ONE else m / (n + 2)
+        elif wrong == "halved":
+            claimed = m / (2 * n)
+        else:
+            claimed = (m * sympy.Rational(3, 4)) / n if relation is Neighbours.REPLACE_ONE else (m * sympy.Rational(3, 4)) / (n + 1)
+        if relation is Neighbours.ADD_REMOVE and wrong == "halved":
+            claimed = m / (2 * n + 1)
+        return WrongClaim(family, q, relation, truth, claimed)
+    size_coefficient = draw(st.sampled_from([0, 0, 1, -1]))
+    q = QualityFunction(expr + size_coefficient * size() - outputs["r"], schema=schema, outputs=outputs)
+    if relation is Neighbours.REPLACE_ONE:
+        value = spread
+    else:
+        value = max(abs(h(a, o) + size_coefficient) for o in outs for a in records)
+    if value == 0:
+        reject()
+    truth = sympy.Rational(value.numerator, value.denominator)
+    if family == "linear-over-n":
+        k = draw(st.integers(1, 5))
+        return WrongClaim(family, q, relation, truth, truth * k / (n + 1) if relation is Neighbours.ADD_REMOVE else truth * k / n)
+    gap = draw(st.sampled_from([sympy.Rational(1, 2), sympy.Rational(1, 4), sympy.Rational(1, 100)]))
+    return WrongClaim(family, q, relation, truth, truth * (1 - gap))

@@ -124,7 +124,6 @@ def test_predicates_and_numbers_are_not_confused():
         ([{"x": 1, "w": 0, "flag": 0, "c": "a", "y": 1}], 1, "unknown field 'y'"),
         ([{"x": 1, "w": 0, "flag": 2, "c": "a"}], 1, "outside Booleans"),
         ([{"x": 1, "w": 0, "flag": 0, "c": "a"}], 11, r"r=11 is outside IntRange\(0, 10\)"),
-        ([], 1, "dataset is empty"),
     ],
 )
 def test_bad_data_is_refused_by_name(data, out, text):
@@ -132,6 +131,15 @@ def test_bad_data_is_refused_by_name(data, out, text):
     q = QualityFunction(count(x <= r), schema=SCHEMA, outputs=OUTPUTS)
     with pytest.raises(InvalidArgument, match=text):
         q(data, out)
+
+
+def test_the_empty_dataset_is_a_dataset_where_q_is_defined():
+    """Counts, totals and size are 0 on the empty dataset; a mean there is an error, not a number."""
+    assert QualityFunction(count(x <= r) + total(w) + size() + 2, schema=SCHEMA, outputs=OUTPUTS)([], 1) == 2
+    with pytest.raises(QualityError, match="empty"):
+        QualityFunction(mean(x) - r, schema=SCHEMA, outputs=OUTPUTS)([], 1)
+    with pytest.raises(QualityError, match="division by zero"):
+        QualityFunction(count(x <= r) / size(), schema=SCHEMA, outputs=OUTPUTS)([], 1)
 
 
 def test_piecewise_without_a_branch_is_an_error():

@@ -147,6 +147,7 @@ def _sensitivity_claim(result: SensitivityResult) -> dict[str, Any]:
         "claimed": _expr_text(result.claimed),
         "tight": result.tight,
         "bounded_size": result.bounded_size,
+        "hypotheses": list(result.hypotheses),
         "reason": result.reason,
         "witness": _witness(result.witness),
         "counterexample": _witness(result.counterexample),

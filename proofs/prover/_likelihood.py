@@ -34,7 +34,8 @@ from expmech.spec import InvalidArgument, InvalidType, LogLikelihood, Neighbours
 from expmech.spec._errors import describe
 
 from .._outcome import Status
-from ._sensitivity import _domain_constraint, _var
+from ._encoding import domain_constraint as _domain_constraint
+from ._encoding import variable as _var
 from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, Translator, check, z3_version
 
 __all__ = ["LikelihoodRatioResult", "RatioWitness", "prove_likelihood_ratio"]

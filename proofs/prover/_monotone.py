@@ -23,13 +23,18 @@ from typing import Any
 
 import sympy
 
-from expmech.spec import Count, InvalidType, Mean, Neighbours, QualityFunction, Size, Total
+import numpy as np
+
+from expmech.spec import Count, InvalidArgument, InvalidType, Mean, Neighbours, QualityError, QualityFunction, Size, Total
 from expmech.spec._errors import describe, readable
 
 from .._display import monotone_text
 from .._outcome import Status
-from ._search import all_records, count_multisets, decode_record, neighbouring_scores, record_space_size
-from ._sensitivity import _NoRule, _Prover, _Unknown
+from ._partial import analyse_definedness
+from ._rules import NoRule as _NoRule
+from ._rules import Prover as _Prover
+from ._rules import Unknown as _Unknown
+from ._search import all_records, count_multisets, decode_output, decode_record, neighbour_index_pairs, record_space_size, score_table
 from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, check, z3_version
 
 __all__ = ["MonotonicityResult", "prove_monotone"]
@@ -73,8 +78,8 @@ class _Directions:
     def sign_of_term(self, body: sympy.Basic) -> int:
         """+1 if body >= 0 for every record and output, −1 if <= 0, else raise _NoRule."""
         prover = self.prover
-        constraints = prover.output_domain + prover.record_domain["a"]
-        term = prover._translate(body, "a")
+        constraints = prover.output_domain + prover.record_domain["a"] + [prover.defined(body, "a")]
+        term = prover.translate(body, "a")
         negative = check(constraints + [term < 0], rlimit=prover.rlimit, timeout_ms=prover.timeout_ms)
         prover.queries.append(Query(f"{body} < 0 somewhere", "unsat", negative))
         if negative.status == "unsat":
@@ -107,7 +112,14 @@ class _Directions:
         if not quality.output_space.is_finite:
             raise _NoRule(f"the factor {factor} ranges over an infinite output space")
         evaluate = _compile(factor)
-        values = [evaluate(quality.output_space.encode(r), []) for r in quality.outputs()]
+        values = []
+        for r in quality.outputs():
+            try:
+                values.append(evaluate(quality.output_space.encode(r), []))
+            except (ZeroDivisionError, QualityError):
+                continue  # q is defined everywhere, so the factor is never used where it is not
+        if not values:
+            return 0, 0
         return min(values), max(values)
 
     def direction(self, expr: sympy.Basic) -> int:
@@ -171,9 +183,16 @@ def prove_monotone(
     if not isinstance(quality, QualityFunction):
         raise InvalidType(f"quality={describe(quality)} must be an expmech.spec.QualityFunction", parameter="quality", value=quality)
     relation = Neighbours.parse(neighbours)
+    for name, value in (("rlimit", rlimit), ("timeout_ms", timeout_ms), ("search_size", search_size), ("search_budget", search_budget)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InvalidArgument(f"{name}={describe(value)} must be an int >= 1", parameter=name, value=value)
     prover = _Prover(quality, relation, rlimit, timeout_ms)
+    defined = analyse_definedness(quality, add_remove=relation is Neighbours.ADD_REMOVE, rlimit=rlimit, timeout_ms=timeout_ms)
+    prover.queries.extend(defined.queries)
     reason = ""
     try:
+        if not defined.total:
+            raise _NoRule(defined.doubt)
         if relation is Neighbours.ADD_REMOVE:
             sign = _Directions(prover).direction(quality.expr)
             direction = {1: "non-decreasing", -1: "non-increasing", 0: "constant"}[sign]
@@ -185,30 +204,60 @@ def prove_monotone(
         reason = str(error)
     except _Unknown as error:
         reason = f"solver inconclusive: {error}"
+    except InvalidArgument as error:
+        reason = f"not translatable: {error}"
+    found = _search(quality, relation, search_size, outputs, search_budget, start=0 if relation is Neighbours.ADD_REMOVE and defined.empty else 1)
+    if found is not None:
+        d1, d2, up, down = found
+        return MonotonicityResult(
+            Status.REFUTED,
+            relation,
+            None,
+            f"from {readable(list(d1))} to {readable(list(d2))}, q rises at r={readable(up)} and falls at r={readable(down)}",
+            found,
+            tuple(prover.queries),
+        )
+    return MonotonicityResult(Status.UNKNOWN, relation, None, reason or "no rule and no counterexample", queries=tuple(prover.queries))
+
+
+def _search(
+    quality: QualityFunction, relation: Neighbours, search_size: int, outputs: Any, search_budget: int, *, start: int
+) -> tuple[tuple[Any, ...], tuple[Any, ...], Hashable, Hashable] | None:
+    """Neighbouring datasets on which q rises at one output and falls at another (exhaustive, small spaces)."""
     space = record_space_size(quality)
     if outputs is None and quality.output_space.is_finite:
         width = 1
         for _, _, domain in quality.output_space.items():
             width *= len(domain.codes())
         outputs = quality.outputs() if width <= search_budget else None
-    if outputs is not None and space is not None and space <= 64:
-        outputs = list(outputs)
-        records = all_records(quality)
-        for size in range(1, search_size + 1):
-            if count_multisets(len(records), size + 1) * len(outputs) > search_budget:
-                break
-            for first, second, a, b in neighbouring_scores(quality, records, outputs, relation, size):
-                up = next((i for i, (x, y) in enumerate(zip(a, b)) if y > x), None)
-                down = next((i for i, (x, y) in enumerate(zip(a, b)) if y < x), None)
-                if up is not None and down is not None:
-                    d1 = tuple(decode_record(quality, records[i]) for i in first)
-                    d2 = tuple(decode_record(quality, records[i]) for i in second)
-                    return MonotonicityResult(
-                        Status.REFUTED,
-                        relation,
-                        None,
-                        f"from {readable(list(d1))} to {readable(list(d2))}, q rises at r={readable(outputs[up])} and falls at r={readable(outputs[down])}",
-                        (d1, d2, outputs[up], outputs[down]),
-                        tuple(prover.queries),
-                    )
-    return MonotonicityResult(Status.UNKNOWN, relation, None, reason or "no rule and no counterexample", queries=tuple(prover.queries))
+    if outputs is None or space is None or space > 64:
+        return None
+    outputs = list(outputs)
+    output_codes = [quality.output_space.encode(r, name="outputs[…]") for r in outputs]
+    records = all_records(quality)
+    for size in range(start, search_size + 1):
+        if size == 0 and relation is Neighbours.REPLACE_ONE:
+            continue
+        larger = size + (1 if relation is Neighbours.ADD_REMOVE else 0)
+        if count_multisets(len(records), larger) * len(outputs) > search_budget:
+            break
+        pairs = list(neighbour_index_pairs(len(records), relation, size))
+        if not pairs:
+            continue
+        try:
+            table = score_table(quality, records, output_codes, [p for pair in pairs for p in pair])
+        except QualityError:
+            return None
+        first = table.values[[table.rows[a] for a, _ in pairs]]
+        second = table.values[[table.rows[b] for _, b in pairs]]
+        rises, falls = second > first, second < first
+        both = np.flatnonzero(rises.any(axis=1) & falls.any(axis=1))
+        if both.size:
+            index = int(both[0])
+            a, b = pairs[index]
+            up = int(np.argmax(rises[index]))
+            down = int(np.argmax(falls[index]))
+            d1 = tuple(decode_record(quality, records[i]) for i in a)
+            d2 = tuple(decode_record(quality, records[i]) for i in b)
+            return d1, d2, decode_output(quality, output_codes[up]), decode_output(quality, output_codes[down])
+    return None

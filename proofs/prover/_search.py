@@ -1,43 +1,64 @@
 """Exact search over small neighbouring datasets: witnesses, counterexamples, bounded checks.
 
 Datasets are multisets of records (order does not change a quality function of
-the language), enumerated up to a size; each is scored once for every output,
-exactly, and neighbouring pairs are compared by table look-up.
+the language).  Each multiset is scored once for every output, exactly; the
+scores are then put over a common denominator as integers, so comparing
+neighbouring pairs is integer array arithmetic (numpy ``int64`` when every
+scaled score fits, Python integers in an object array otherwise) — exact
+either way, and one vectorised pass instead of a loop over pairs of
+Fractions.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
 import sympy
 
 from expmech.spec import Neighbours, QualityFunction
 
-__all__ = ["Pair", "SearchSummary", "all_records", "count_multisets", "decode_record", "merge", "neighbouring_scores", "record_space_size", "search_pairs"]
+__all__ = [
+    "Pair",
+    "ScoreTable",
+    "SearchSummary",
+    "all_records",
+    "count_multisets",
+    "decode_output",
+    "decode_record",
+    "neighbour_index_pairs",
+    "record_space_size",
+    "score_table",
+    "search_pairs",
+]
 
 Codes = dict[sympy.Symbol, Any]
+_CHUNK = 1 << 15
+_INT64_SAFE = 1 << 61
 
 
 @dataclass(frozen=True)
 class Pair:
-    """Two neighbouring datasets (as record-code tuples), an output, and the exact |q(D1, r) − q(D2, r)|."""
+    """Two neighbouring datasets (record-index tuples), an output index, and the exact |q(D1, r) − q(D2, r)|."""
 
-    first: tuple[int, ...]  # indices into the record list
+    first: tuple[int, ...]
     second: tuple[int, ...]
-    output: Hashable
+    output: int
     difference: Fraction
 
 
 @dataclass(frozen=True)
 class SearchSummary:
-    """The largest difference per dataset size, and every size's maximising pair."""
+    """The largest difference per dataset size (of the first, smaller dataset), over the records and outputs searched."""
 
     best: dict[int, Pair]
     records: list[Codes]
+    outputs: list[Codes]
     datasets: int
     exhaustive: bool
 
@@ -68,77 +89,102 @@ def decode_record(quality: QualityFunction, codes: Codes) -> Any:
     return {name: domain.decode(codes[sym]) for name, sym, domain in items}
 
 
+def decode_output(quality: QualityFunction, codes: Codes) -> Hashable:
+    """User-facing form of an output: a bare value for one variable, else a tuple."""
+    values = tuple(domain.decode(codes[sym]) for _, sym, domain in quality.output_space.items())
+    return values[0] if len(values) == 1 else values
+
+
 def count_multisets(records: int, size: int) -> int:
     """The number of multisets of ``size`` drawn from ``records`` kinds."""
-    from math import comb
-
-    return comb(records + size - 1, size)
+    return math.comb(records + size - 1, size)
 
 
-def neighbouring_scores(
-    quality: QualityFunction,
-    records: list[Codes],
-    outputs: Sequence[Hashable],
-    neighbours: Neighbours,
-    size: int,
-) -> Iterator[tuple[tuple[int, ...], tuple[int, ...], list[Fraction], list[Fraction]]]:
-    """Every neighbouring pair of multisets whose first dataset has ``size`` records, with exact scores.
+@dataclass
+class ScoreTable:
+    """Exact scores of multisets (rows) at outputs (columns), as integers over one denominator."""
 
-    Under replace-one a pair is (D, D with one record replaced), both of size
-    ``n``; under add-remove (D, D plus one record) with ``n = |D|``.  Each
-    multiset is scored once for every output.
-    """
-    output_codes = [quality.output_space.encode(r) for r in outputs]
-    sizes = [size, size + 1] if neighbours is Neighbours.ADD_REMOVE else [size]
-    scores: dict[tuple[int, ...], list[Fraction]] = {}
-    for k in sizes:
-        for multiset in itertools.combinations_with_replacement(range(len(records)), k):
-            data = [records[i] for i in multiset]
-            scores[multiset] = quality.evaluate_many(data, output_codes)
-    for multiset, first_scores in scores.items():
-        if len(multiset) != size:
+    rows: dict[tuple[int, ...], int]
+    values: np.ndarray
+    denominator: int
+
+    def fraction(self, row: int, column: int) -> Fraction:
+        """One score, exactly."""
+        return Fraction(int(self.values[row, column]), self.denominator)
+
+
+def score_table(quality: QualityFunction, records: list[Codes], outputs: list[Codes], multisets: Sequence[tuple[int, ...]]) -> ScoreTable:
+    """Score every multiset at every output exactly (QualityError propagates)."""
+    rows: dict[tuple[int, ...], int] = {}
+    scores: list[list[Fraction]] = []
+    for multiset in multisets:
+        if multiset in rows:
             continue
-        if neighbours is Neighbours.REPLACE_ONE:
+        rows[multiset] = len(scores)
+        scores.append(quality.evaluate_many([records[i] for i in multiset], outputs))
+    denominator = 1
+    for row in scores:
+        for value in row:
+            denominator = math.lcm(denominator, value.denominator)
+    scaled: list[list[int]] = [[value.numerator * (denominator // value.denominator) for value in row] for row in scores]
+    largest = max((abs(v) for row in scaled for v in row), default=0)
+    if largest < _INT64_SAFE:
+        values = np.array(scaled, dtype=np.int64).reshape(len(scaled), len(outputs))
+    else:
+        values = np.empty((len(scaled), len(outputs)), dtype=object)
+        for i, integers in enumerate(scaled):
+            values[i, :] = integers
+    return ScoreTable(rows, values, denominator)
+
+
+def _multisets(count: int, size: int) -> Iterator[tuple[int, ...]]:
+    return itertools.combinations_with_replacement(range(count), size)
+
+
+def neighbour_index_pairs(records: int, relation: Neighbours, size: int) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Every neighbouring pair of multisets whose first has ``size`` records (replace-one pairs once each way)."""
+    for multiset in _multisets(records, size):
+        if relation is Neighbours.REPLACE_ONE:
             for position in sorted(set(multiset)):
                 rest = list(multiset)
                 rest.remove(position)
-                for replacement in range(len(records)):
-                    if replacement != position:
-                        other = tuple(sorted(rest + [replacement]))
-                        yield multiset, other, first_scores, scores[other]
+                for replacement in range(position + 1, records):
+                    yield multiset, tuple(sorted(rest + [replacement]))
         else:
-            for added in range(len(records)):
-                other = tuple(sorted(list(multiset) + [added]))
-                yield multiset, other, first_scores, scores[other]
+            for added in range(records):
+                yield multiset, tuple(sorted(multiset + (added,)))
 
 
 def search_pairs(
     quality: QualityFunction,
     records: list[Codes],
-    outputs: Sequence[Hashable],
-    neighbours: Neighbours,
-    size: int,
+    outputs: list[Codes],
+    relation: Neighbours,
+    sizes: Sequence[int],
     *,
     exhaustive: bool,
 ) -> SearchSummary:
-    """A neighbouring pair (first dataset of ``size`` records) with the largest exact difference over all outputs."""
+    """For each size, the neighbouring pair (first dataset of that size) with the largest exact difference over the outputs."""
+    needed: list[tuple[int, ...]] = []
+    for size in sizes:
+        needed.extend(_multisets(len(records), size))
+        if relation is Neighbours.ADD_REMOVE:
+            needed.extend(_multisets(len(records), size + 1))
+    table = score_table(quality, records, outputs, needed)
     best: dict[int, Pair] = {}
-    datasets = 0
-    for first, second, a, b in neighbouring_scores(quality, records, outputs, neighbours, size):
-        datasets += 1
-        index, gap = max(enumerate(abs(x - y) for x, y in zip(a, b)), key=lambda item: item[1])
-        current = best.get(size)
-        if current is None or gap > current.difference:
-            best[size] = Pair(first, second, outputs[index], gap)
-    return SearchSummary(best, records, datasets, exhaustive)
-
-
-def merge(summaries: list[SearchSummary]) -> SearchSummary | None:
-    """One summary over several sizes (the records must be the same list)."""
-    if not summaries:
-        return None
-    best: dict[int, Pair] = {}
-    for summary in summaries:
-        best.update(summary.best)
-    first = summaries[0]
-    return SearchSummary(best, first.records, sum(s.datasets for s in summaries), all(s.exhaustive for s in summaries))
+    for size in sizes:
+        pairs = list(neighbour_index_pairs(len(records), relation, size))
+        for start in range(0, len(pairs), _CHUNK):
+            chunk = pairs[start : start + _CHUNK]
+            first = np.fromiter((table.rows[a] for a, _ in chunk), dtype=np.int64, count=len(chunk))
+            second = np.fromiter((table.rows[b] for _, b in chunk), dtype=np.int64, count=len(chunk))
+            gaps = np.abs(table.values[first] - table.values[second])
+            columns = np.argmax(gaps, axis=1)
+            largest = gaps[np.arange(len(chunk)), columns]
+            index = int(np.argmax(largest))
+            difference = Fraction(int(largest[index]), table.denominator)
+            current = best.get(size)
+            if current is None or difference > current.difference:
+                a, b = chunk[index]
+                best[size] = Pair(a, b, int(columns[index]), difference)
+    return SearchSummary(best, records, outputs, len(table.rows), exhaustive)

@@ -2,74 +2,69 @@
 
 For a quality function ``q`` of the spec language and a neighbour relation,
 :func:`prove_sensitivity` bounds ``Δq = sup |q(D, r) − q(D', r)|`` over
-neighbouring ``D, D'`` of every size ``n`` and every output ``r``.
+neighbouring ``D, D'`` of every size ``n`` and every output ``r``.  Under
+add-remove the empty dataset is a neighbour like any other wherever q is
+defined on it; where it is not (a ``mean``, a division by ``size()``), the
+result states ``n >= 1`` as a hypothesis of its claim.
 
-**Base cases** (one record changes; z3, certified):
+1. **Definedness** (:mod:`._partial`): a division that can see a zero on some
+   dataset and output is a :class:`~expmech.spec.QualityError` naming it.
+2. **Rules** (:mod:`._rules`): per-record bounds certified by z3 and lifted
+   by sound rules, per output for linear forms (so ``mean(x − r)`` under
+   add-remove gets ``2/(n+1)``).
+3. **The joint encoding** (:mod:`._joint`) where n enters linearly: all
+   aggregates in one query, tightened through concrete pairs built from its
+   models.
+4. **Witnesses and counterexamples**: a vectorised exact search over records
+   and outputs taken from the solver's models and the domains' edges, then
+   the exact encoding of q on datasets of a given size (:mod:`._bounded`) —
+   at small sizes, where the claim and the bound cross, and where the joint
+   model points.  Every witness and counterexample is re-evaluated with the
+   quality function's exact interpreter from its user-facing form.
+5. ``claim >= bound`` for every n is decided by z3 over an integer n (or an
+   exact case analysis), with sympy only as a shortcut (:mod:`._claims`).
 
-=================  ============================================  =======================
-aggregate          replace-one                                   add-remove (n = smaller)
-=================  ============================================  =======================
-``count(p)``       max ``[p(x')] − [p(x)]``                      max ``[p(x)]``
-``total(f)``       max ``f(x', r) − f(x, r)``                    max ``|f(x, r)|``
-``mean(f)``        the total's bound ``/ n``                     ``(max f − min f) / (n+1)``
-``size()``         0                                             1
-=================  ============================================  =======================
-
-Each maximum is guessed by z3 ``Optimize`` and *certified* by two plain
-solver calls — ``objective > B`` unsat, ``objective >= B`` sat with the model
-re-evaluated exactly in Python.  **Lifting rules** (sound for every ``n``):
-``Δ(a + b) <= Δa + Δb``; ``Δ(c·a) <= max_r |c(r)| · Δa`` for ``c`` free of the
-data; ``Δ(a / size()) = Δa / n`` under replace-one (n is fixed);
-``Δ|a| <= Δa``; ``ΔMax/Min(a, b) <= max(Δa, Δb)``; a ``Piecewise`` whose
-conditions are free of the data ``<= max`` over its branches.  Where no rule
-applies, the result is at best BOUNDED: an exhaustive exact check over every
-dataset up to a stated size.
-
-A proved bound is **tight** when an exact search over small neighbouring
-datasets finds a pair attaining it (the witness); a claimed bound is
-**refuted** by a pair exceeding it (the counterexample).  Every witness and
-counterexample is re-evaluated with the quality function's exact interpreter.
+Where no rule applies the result is at best BOUNDED: an exhaustive exact check
+over every dataset up to a stated size.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
 import sympy
-import z3
 
-from expmech.spec import (
-    DATASET_SIZE,
-    Booleans,
-    Categories,
-    Count,
-    Domain,
-    Grid,
-    InvalidArgument,
-    InvalidType,
-    Mean,
-    Neighbours,
-    QualityError,
-    QualityFunction,
-    RationalRange,
-    Size,
-    Total,
-)
+from expmech.spec import DATASET_SIZE, InvalidArgument, InvalidType, Neighbours, QualityError, QualityFunction
 from expmech.spec._errors import describe, readable
-from expmech.spec._quality import _compile
 
 from .._display import sensitivity_text, witness_text
 from .._outcome import Status
-from ._search import Codes, SearchSummary, all_records, count_multisets, decode_record, merge, record_space_size, search_pairs
-from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, Translator, check, maximise, z3_version
+from ._bounded import ConcretePair, search_sizes
+from ._claims import Comparison, at_least, parse_claim, value_at
+from ._encoding import Codes, interesting_codes
+from ._joint import applies, tighten
+from ._partial import Definedness, analyse_definedness
+from ._rules import NoRule, Prover, Unknown, rational
+from ._search import SearchSummary, all_records, count_multisets, decode_output, decode_record, record_space_size, search_pairs
+from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, z3_version
 
 __all__ = ["SensitivityResult", "Witness", "prove_sensitivity"]
 
 n = DATASET_SIZE
-AGGREGATES = (Count, Total, Mean, Size)
+#: Records and outputs tried by the quick search that follows the solver's models.
+QUICK_RECORDS = 6
+QUICK_OUTPUTS = 12
+#: Larger sizes the exact encoding tries when looking for a counterexample without a crossing point.
+GROWTH_SIZES = (5, 6, 8, 12, 16, 24, 32, 64)
+#: Record spaces up to this size are searched exhaustively for a BOUNDED answer.
+EXHAUSTIVE_RECORDS = 64
+
+# kept importable under their old names (the falsifiers parse claims the same way)
+_parse_claim = parse_claim
 
 
 @dataclass(frozen=True)
@@ -101,7 +96,9 @@ class SensitivityResult:
     ``None``); ``tight`` says a witness attains it; ``counterexample`` refutes
     ``claimed``.  ``queries`` are every solver query the result relies on, with
     their SMT-LIB2 text.  ``bounded_size`` is the dataset size up to which a
-    BOUNDED result was checked exhaustively.
+    BOUNDED result was checked exhaustively.  ``hypotheses`` are conditions
+    the claim is stated under (``"n >= 1"`` when q is undefined on the empty
+    dataset, under add-remove).
     """
 
     status: Status
@@ -116,6 +113,7 @@ class SensitivityResult:
     queries: tuple[Query, ...] = ()
     bounded_size: int | None = None
     solver: str = field(default_factory=lambda: f"z3 {z3_version()}")
+    hypotheses: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return sensitivity_text(self)
@@ -131,367 +129,141 @@ class SensitivityResult:
         return self.claimed if self.claimed is not None else self.bound
 
 
-class _NoRule(Exception):
-    """No lifting rule applies; carries the reason."""
+def _aligned(first: Sequence[Codes], second: Sequence[Codes]) -> tuple[list[Codes], list[Codes]]:
+    """The pair with its common records in one order: the changed record first (replace-one) or the added one last."""
+    rest = list(second)
+    only_first: list[Codes] = []
+    common: list[Codes] = []
+    for codes in first:
+        if codes in rest:
+            rest.remove(codes)
+            common.append(codes)
+        else:
+            only_first.append(codes)
+    if only_first:
+        return only_first + common, rest + common
+    return common, common + rest
 
 
-class _Unknown(Exception):
-    """A solver call was inconclusive; carries the reason."""
+def _user_witness(quality: QualityFunction, first: Sequence[Codes], second: Sequence[Codes], output: Codes) -> Witness:
+    """A witness in user-facing form, re-evaluated exactly through the public call."""
+    first, second = _aligned(first, second)
+    d1 = tuple(decode_record(quality, codes) for codes in first)
+    d2 = tuple(decode_record(quality, codes) for codes in second)
+    r = decode_output(quality, output)
+    exact = abs(quality(list(d1), r) - quality(list(d2), r))
+    return Witness(d1, d2, r, exact, len(d1))
 
 
-def _domain_constraint(var: z3.ExprRef, domain: Domain) -> z3.BoolRef:
-    if isinstance(domain, Grid):
-        return z3.Or(*[var == z3.Q(p.numerator, p.denominator) for p in domain.points])
-    if isinstance(domain, Booleans):
-        return z3.And(var >= 0, var <= 1)
-    if isinstance(domain, Categories):
-        return z3.And(var >= 0, var <= len(domain.labels) - 1)
-    lo, hi = domain.bounds()
-    parts = []
-    if lo is not None:
-        parts.append(var >= z3.Q(lo.numerator, lo.denominator) if isinstance(domain, RationalRange) else var >= int(lo))
-    if hi is not None:
-        parts.append(var <= z3.Q(hi.numerator, hi.denominator) if isinstance(domain, RationalRange) else var <= int(hi))
-    return z3.And(*parts) if parts else z3.BoolVal(True)
-
-
-def _var(name: str, domain: Domain) -> z3.ExprRef:
-    return z3.Real(name) if domain.sort == "real" else z3.Int(name)
-
-
-class _Prover:
-    """State of one prove_sensitivity call: variables, recorded queries, seeds for the search."""
-
-    def __init__(self, quality: QualityFunction, neighbours: Neighbours, rlimit: int, timeout_ms: int) -> None:
-        self.quality = quality
-        self.neighbours = neighbours
-        self.rlimit = rlimit
-        self.timeout_ms = timeout_ms
-        self.queries: list[Query] = []
-        self.seeds: list[dict[sympy.Symbol, Any]] = []
-        self.output_vars = {sym: _var(f"out_{sym.name}", domain) for _, sym, domain in quality.output_space.items()}
-        self.output_domain = [_domain_constraint(self.output_vars[sym], d) for _, sym, d in quality.output_space.items()]
-        self.records = {}
-        for tag in ("a", "b"):
-            self.records[tag] = {sym: _var(f"{tag}_{sym.name}", d) for _, sym, d in quality.schema.items()}
-        self.record_domain = {
-            tag: [_domain_constraint(self.records[tag][sym], d) for _, sym, d in quality.schema.items()] for tag in ("a", "b")
-        }
-
-    # -- solver calls ------------------------------------------------------------
-
-    def _translate(self, expr: sympy.Basic, tag: str) -> Any:
-        env = {**self.records[tag], **self.output_vars}
-        return Translator(env)(expr)
-
-    def _record_seed(self, model: dict[str, Any], tag: str) -> None:
-        codes = {}
-        for _, sym, domain in self.quality.schema.items():
-            key = f"{tag}_{sym.name}"
-            if key not in model:
-                codes[sym] = domain.codes()[0] if domain.is_finite else Fraction(0)
-            else:
-                value = model[key]
-                codes[sym] = value if domain.sort == "real" else int(value)
-        if codes not in self.seeds:
-            self.seeds.append(codes)
-
-    def certified_max(self, objective_expr: Any, evaluate: Any, constraints: list[Any], purpose: str) -> Fraction | None:
-        """The certified maximum of a z3 objective; None when unbounded. Raises _Unknown when inconclusive."""
-        kind, guess = maximise(objective_expr, constraints, rlimit=self.rlimit, timeout_ms=self.timeout_ms)
-        if kind == "unknown":
-            raise _Unknown(f"z3 could not optimise {purpose}")
-        if kind == "unbounded":
-            probe = check(constraints + [objective_expr > 1000], rlimit=self.rlimit, timeout_ms=self.timeout_ms)
-            self.queries.append(Query(f"{purpose} exceeds 1000 (unbounded)", "sat", probe))
-            if probe.status == "sat" and probe.model is not None:
-                self._record_seed(probe.model, "a")
-                self._record_seed(probe.model, "b")
-            return None
-        assert guess is not None
-        bound = z3.Q(guess.numerator, guess.denominator)
-        above = check(constraints + [objective_expr > bound], rlimit=self.rlimit, timeout_ms=self.timeout_ms)
-        self.queries.append(Query(f"{purpose} > {guess}", "unsat", above))
-        if above.status != "unsat":
-            raise _Unknown(f"could not certify {purpose} <= {guess}: z3 said {above.status} {above.reason}".strip())
-        attained = check(constraints + [objective_expr >= bound], rlimit=self.rlimit, timeout_ms=self.timeout_ms)
-        self.queries.append(Query(f"{purpose} >= {guess}", "sat", attained))
-        if attained.status != "sat" or attained.model is None:
-            raise _Unknown(f"could not certify that {purpose} attains {guess}: z3 said {attained.status}")
-        if evaluate(attained.model) < guess:
-            raise _Unknown(f"the model for {purpose} >= {guess} does not re-evaluate to it exactly")
-        self._record_seed(attained.model, "a")
-        self._record_seed(attained.model, "b")
-        return guess
-
-    def _exact(self, body: sympy.Basic, model: dict[str, Any], tag: str) -> Any:
-        env: dict[sympy.Symbol, Any] = {}
-        for name, sym, domain in self.quality.schema.items():
-            value = model.get(f"{tag}_{sym.name}", domain.codes()[0] if domain.is_finite else 0)
-            env[sym] = value if domain.sort == "real" else int(value)
-        for name, sym, domain in self.quality.output_space.items():
-            value = model.get(f"out_{sym.name}", domain.codes()[0] if domain.is_finite else 0)
-            env[sym] = value if domain.sort == "real" else int(value)
-        return _compile(body)(env, [])
-
-    # -- base cases -----------------------------------------------------------------
-
-    def _indicator(self, body: sympy.Basic, tag: str) -> Any:
-        return z3.If(self._translate(body, tag), 1, 0)
-
-    def aggregate_bound(self, node: sympy.Basic) -> sympy.Expr:
-        """The certified one-record bound of an aggregate under the neighbour relation."""
-        both = self.output_domain + self.record_domain["a"] + self.record_domain["b"]
-        one = self.output_domain + self.record_domain["a"]
-        if isinstance(node, Size):
-            return sympy.Integer(0 if self.neighbours is Neighbours.REPLACE_ONE else 1)
-        body = node.args[0]
-        is_count = isinstance(node, Count)
-
-        def value(tag: str) -> Any:
-            return self._indicator(body, tag) if is_count else self._translate(body, tag)
-
-        def exact(model: dict[str, Any], tag: str) -> Fraction:
-            raw = self._exact(body, model, tag)
-            return Fraction(1 if raw else 0) if is_count else Fraction(raw)
-
-        label = f"{type(node).__name__.lower()}({body})"
-        if self.neighbours is Neighbours.REPLACE_ONE:
-            change = self.certified_max(
-                value("b") - value("a"), lambda m: exact(m, "b") - exact(m, "a"), both, f"one-record change of {label}"
-            )
-            if change is None:
-                return sympy.oo
-            bound = _rational(change)
-            return bound / n if isinstance(node, Mean) else bound
-        top = self.certified_max(value("a"), lambda m: exact(m, "a"), one, f"largest record term of {label}")
-        bottom = self.certified_max(-value("a"), lambda m: -exact(m, "a"), one, f"largest negated record term of {label}")
-        if top is None or bottom is None:
-            return sympy.oo
-        if isinstance(node, Mean):
-            return _rational(top + bottom) / (n + 1)
-        return _rational(max(top, bottom))
-
-    def constant_bound(self, factor: sympy.Expr) -> Fraction | None:
-        """``max_r |c(r)|`` for a data-free factor; None when unbounded."""
-        if not factor.free_symbols:
-            if not factor.is_Rational:
-                raise _NoRule(f"a constant factor {factor} that is not rational")
-            return abs(Fraction(int(factor.p), int(factor.q)))
-        if self.quality.output_space.is_finite and len(self.quality.outputs()) <= 100_000:
-            evaluate = _compile(factor)
-            best = Fraction(0)
-            for r in self.quality.outputs():
-                best = max(best, abs(Fraction(evaluate(self.quality.output_space.encode(r), []))))
-            return best
-        expr = self._translate(factor, "a")
-        magnitude = z3.If(expr >= 0, expr, -expr)
-        return self.certified_max(magnitude, lambda m: abs(Fraction(self._exact(factor, m, "a"))), self.output_domain, f"|{factor}|")
-
-    # -- the joint encoding ---------------------------------------------------------------
-
-    def joint_bound(self, expr: sympy.Expr, candidate: Fraction) -> bool:
-        """Whether one z3 query over all aggregates at once proves ``Δq <= candidate`` (False when it does not apply).
-
-        The changed record is shared by every aggregate, and each aggregate's
-        contribution of the other records is a variable bounded by
-        ``(records) · [min, max]`` of its per-record term — necessary
-        conditions only, so "a change above ``candidate``" being unsatisfiable
-        proves the bound for every n.  The candidate is the largest change the
-        exact search found, so a proof here is also tight.  Applies when ``n``
-        enters linearly: no ``mean`` and no division by the data.
-        """
-        aggregates = sorted(expr.atoms(Count, Total, Mean), key=sympy.default_sort_key)
-        if any(isinstance(a, Mean) for a in aggregates):
-            return False
-        for power in expr.atoms(sympy.Pow):
-            if power.exp < 0 and (power.base.atoms(*AGGREGATES) or isinstance(power.base, Size)):
-                return False
-        one = self.output_domain + self.record_domain["a"]
-        size = z3.Int("n")
-        constraints = [size >= 1] + self.output_domain + self.record_domain["a"] + self.record_domain["b"]
-        before: dict[sympy.Basic, Any] = {}
-        after: dict[sympy.Basic, Any] = {}
-        rests = []
-        for index, node in enumerate(aggregates):
-            body = node.args[0]
-            is_count = isinstance(node, Count)
-
-            def term(tag: str, body: sympy.Basic = body, is_count: bool = is_count) -> Any:
-                return self._indicator(body, tag) if is_count else self._translate(body, tag)
-
-            def exact(model: dict[str, Any], tag: str, body: sympy.Basic = body, is_count: bool = is_count) -> Fraction:
-                raw = self._exact(body, model, tag)
-                return Fraction(1 if raw else 0) if is_count else Fraction(raw)
-
-            label = f"{type(node).__name__.lower()}({body})"
-            high = self.certified_max(term("a"), lambda m, e=exact: e(m, "a"), one, f"largest record term of {label}")
-            low = self.certified_max(-term("a"), lambda m, e=exact: -e(m, "a"), one, f"largest negated record term of {label}")
-            if high is None or low is None:
-                return False
-            rest = z3.Int(f"rest_{index}") if is_count else z3.Real(f"rest_{index}")
-            others = size - 1 if self.neighbours is Neighbours.REPLACE_ONE else size
-            constraints += [rest <= others * _q(high), rest >= -(others * _q(low))]
-            rests.append((node, rest, exact))
-            if self.neighbours is Neighbours.REPLACE_ONE:
-                before[node], after[node] = term("a") + rest, term("b") + rest
-            else:
-                before[node], after[node] = rest, rest + term("a")
-        before[Size()] = size
-        after[Size()] = size if self.neighbours is Neighbours.REPLACE_ONE else size + 1
-        try:
-            first = Translator({**before, **self.output_vars})(expr)
-            second = Translator({**after, **self.output_vars})(expr)
-        except InvalidArgument:
-            return False
-
-        bound = _q(candidate)
-        for name, objective in (("rise", second - first), ("fall", first - second)):
-            answer = check(constraints + [objective > bound], rlimit=self.rlimit, timeout_ms=self.timeout_ms)
-            self.queries.append(Query(f"joint {name} of q between neighbours > {candidate}", "unsat", answer))
-            if answer.status == "unknown":
-                raise _Unknown(f"z3 could not decide the joint {name} > {candidate}: {answer.reason}")
-            if answer.status != "unsat":
-                return False
-            if self.neighbours is Neighbours.REPLACE_ONE:
-                break  # swapping the two records mirrors a fall into a rise
-        return True
-
-    # -- lifting -----------------------------------------------------------------------
-
-    def lift(self, expr: sympy.Basic) -> sympy.Expr:
-        """A sound bound on the change of ``expr`` between neighbours (see the module docstring)."""
-        if not expr.atoms(*AGGREGATES) and not isinstance(expr, Size):
-            return sympy.Integer(0)
-        if isinstance(expr, AGGREGATES):
-            return self.aggregate_bound(expr)
-        if isinstance(expr, sympy.Add):
-            return sympy.Add(*[self.lift(arg) for arg in expr.args])
-        if isinstance(expr, sympy.Mul):
-            data, constants, size_power = [], [], 0
-            for factor in expr.args:
-                if isinstance(factor, sympy.Pow) and isinstance(factor.base, Size) and self.neighbours is Neighbours.REPLACE_ONE:
-                    size_power += int(factor.exp)
-                elif isinstance(factor, Size) and self.neighbours is Neighbours.REPLACE_ONE:
-                    size_power += 1
-                elif factor.atoms(*AGGREGATES) or isinstance(factor, Size):
-                    data.append(factor)
-                else:
-                    constants.append(factor)
-            if len(data) > 1:
-                raise _NoRule(f"a product of data-dependent factors {sympy.Mul(*data)}")
-            if not data:
-                return sympy.Integer(0)  # only size powers and constants: fixed under replace-one
-            scale = self.constant_bound(sympy.Mul(*constants)) if constants else Fraction(1)
-            if scale is None:
-                return sympy.oo
-            return _rational(scale) * n**size_power * self.lift(data[0])
-        if isinstance(expr, sympy.Pow):
-            if expr.exp == 1:
-                return self.lift(expr.base)
-            raise _NoRule(f"a power {expr} of a data-dependent term")
-        if isinstance(expr, sympy.Abs):
-            return self.lift(expr.args[0])
-        if isinstance(expr, sympy.Max | sympy.Min):
-            return sympy.Max(*[self.lift(arg) for arg in expr.args])
-        if isinstance(expr, sympy.Piecewise):
-            for pair in expr.args:
-                if pair.cond.atoms(*AGGREGATES):
-                    raise _NoRule(f"a Piecewise condition {pair.cond} that depends on the data")
-            return sympy.Max(*[self.lift(pair.expr) for pair in expr.args])
-        raise _NoRule(f"no rule for {type(expr).__name__}")
-
-
-def _q(value: Fraction) -> Any:
-    return z3.Q(value.numerator, value.denominator)
-
-
-def _rational(value: Fraction) -> sympy.Rational:
-    return sympy.Rational(value.numerator, value.denominator)
-
-
-def _at(expr: sympy.Expr, size: int) -> sympy.Expr:
-    return sympy.nsimplify(expr.subs(n, size)) if expr.free_symbols else expr
-
-
-def _parse_claim(claimed: Any) -> sympy.Expr | None:
-    if claimed is None:
-        return None
-    written = claimed
-    if isinstance(claimed, str):
-        if not claimed.strip() or any(c not in "0123456789n+-*/() " for c in claimed) or "**" in claimed or len(claimed) > 200:
-            raise InvalidArgument(
-                f"claimed={describe(written)} must be written with integers, n, + - * / and parentheses (at most 200 characters)",
-                parameter="claimed",
-                value=written,
-            )
-        try:
-            claimed = sympy.sympify(claimed, locals={"n": n})
-        except (sympy.SympifyError, SyntaxError, TypeError, ValueError, ZeroDivisionError):
-            raise InvalidArgument(f"claimed={describe(written)} is not an expression in n", parameter="claimed", value=written) from None
-    try:
-        value = sympy.sympify(claimed, strict=True) if not isinstance(claimed, Fraction) else _rational(claimed)
-    except (sympy.SympifyError, TypeError):
-        raise InvalidType(f"claimed={describe(written)} must be a rational or an expression in n", parameter="claimed", value=written) from None
-    if not isinstance(value, sympy.Expr) or value.free_symbols - {n} or value.has(sympy.Float):
-        raise InvalidArgument(
-            f"claimed={describe(written)} must be an exact rational or an expression in n (expmech.spec.DATASET_SIZE)",
-            parameter="claimed",
-            value=written,
-        )
-    for size in (1, 2, 3, 10, 1000):
-        at = _at(value, size)
-        if not at.is_Rational or at < 0:
-            raise InvalidArgument(f"claimed={describe(written)} is {at} at n={size}; it must be a rational >= 0", parameter="claimed", value=written)
-    return value
-
-
-def _at_least(a: sympy.Expr, b: sympy.Expr) -> bool:
-    """Whether a >= b for every n >= 1, decided symbolically (False when sympy cannot decide)."""
-    if b is sympy.oo:
-        return a is sympy.oo
-    if a is sympy.oo:
-        return True
-    difference = sympy.simplify(a - b)
-    if difference.is_nonnegative is True or difference == 0:
-        return True
-    # a − b = c / n^k style: substitute n = 1/h, h in (0, 1], and ask again
-    h = sympy.Symbol("h", positive=True)
-    candidate = sympy.simplify(difference.subs(n, 1 / h))
-    return candidate.is_nonnegative is True
-
-
-def _search_sizes(prover: _Prover, max_size: int, budget: int, outputs: Sequence[Hashable] | None) -> tuple[list[Codes], bool, list[int]] | None:
-    """The records to search over, whether they are the whole record space, and the affordable sizes."""
-    quality = prover.quality
-    if outputs is None and not quality.output_space.is_finite:
-        return None
-    space = record_space_size(quality)
-    exhaustive = space is not None and space <= 64
-    records = all_records(quality) if exhaustive else list(prover.seeds)
-    if not records:
-        return None
-    extra = 1 if prover.neighbours is Neighbours.ADD_REMOVE else 0
-    width = len(outputs) if outputs is not None else _output_count(quality)
-    sizes = [s for s in range(1, max_size + 1) if count_multisets(len(records), s + extra) * width <= budget]
-    return records, exhaustive, sizes
-
-
-def _output_count(quality: QualityFunction) -> int:
-    total = 1
-    for _, _, domain in quality.output_space.items():
-        total *= len(domain.codes())
-    return total
-
-
-def _witness(quality: QualityFunction, summary: SearchSummary, size: int) -> Witness:
+def _from_search(quality: QualityFunction, summary: SearchSummary, size: int) -> Witness:
     pair = summary.best[size]
-    first = tuple(decode_record(quality, summary.records[i]) for i in pair.first)
-    second = tuple(decode_record(quality, summary.records[i]) for i in pair.second)
-    exact = abs(quality(list(first), pair.output) - quality(list(second), pair.output))  # re-evaluated from the user form
-    if exact != pair.difference:
-        raise RuntimeError(f"internal error: a witness re-evaluates to {exact}, not {pair.difference}")
-    return Witness(first, second, pair.output, exact, size)
+    witness = _user_witness(
+        quality, [summary.records[i] for i in pair.first], [summary.records[i] for i in pair.second], summary.outputs[pair.output]
+    )
+    if witness.difference != pair.difference:
+        raise RuntimeError(f"internal error: a witness re-evaluates to {witness.difference}, not {pair.difference}")
+    return witness
+
+
+def _from_pair(quality: QualityFunction, pair: ConcretePair) -> Witness:
+    witness = _user_witness(quality, pair.first, pair.second, pair.output)
+    if witness.difference != pair.difference:
+        raise RuntimeError(f"internal error: a pair re-evaluates to {witness.difference}, not {pair.difference}")
+    return witness
+
+
+def _quick_records(prover: Prover) -> list[Codes]:
+    """Records worth trying: the solver's, then combinations of each field's edges."""
+    quality = prover.quality
+    found: list[Codes] = [codes for codes in prover.record_seeds[:QUICK_RECORDS]]
+    symbols = [sym for _, sym, _ in quality.schema.items()]
+    per_field = [
+        interesting_codes(domain, [seed[sym] for seed in prover.record_seeds], limit=3) for _, sym, domain in quality.schema.items()
+    ]
+    for combo in itertools.product(*per_field):
+        if len(found) >= QUICK_RECORDS:
+            break
+        codes = dict(zip(symbols, combo))
+        if codes not in found:
+            found.append(codes)
+    return found
+
+
+def _quick_outputs(prover: Prover, restricted: list[Codes] | None) -> list[Codes]:
+    """Outputs worth trying: the solver's, their neighbours and each variable's edges (within ``restricted`` if given)."""
+    quality = prover.quality
+    space = quality.output_space
+    if restricted is not None and len(restricted) <= QUICK_OUTPUTS:
+        return list(restricted)
+    if restricted is None and space.is_finite and len(quality.outputs()) <= QUICK_OUTPUTS:
+        return [space.encode(r) for r in quality.outputs()]
+    symbols = [sym for _, sym, _ in space.items()]
+    per_variable = [
+        interesting_codes(domain, [seed[sym] for seed in prover.output_seeds], limit=6) for _, sym, domain in space.items()
+    ]
+    found: list[Codes] = [seed for seed in prover.output_seeds if restricted is None or seed in restricted][:QUICK_OUTPUTS]
+    for combo in itertools.product(*per_variable):
+        if len(found) >= QUICK_OUTPUTS:
+            break
+        codes = dict(zip(symbols, combo))
+        if codes not in found and (restricted is None or codes in restricted):
+            found.append(codes)
+    if restricted is not None:
+        step = max(1, len(restricted) // 4)
+        for codes in restricted[::step]:
+            if len(found) >= QUICK_OUTPUTS:
+                break
+            if codes not in found:
+                found.append(codes)
+    return found
+
+
+def _bound_text(bound: sympy.Expr | None) -> str:
+    return "unbounded" if bound is sympy.oo else str(bound)
+
+
+def _validate_options(**options: Any) -> None:
+    for name, value in options.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InvalidArgument(f"{name}={describe(value)} must be an int >= 1", parameter=name, value=value)
+
+
+class _Run:
+    """One prove_sensitivity call's evidence as it accumulates."""
+
+    def __init__(self, quality: QualityFunction, relation: Neighbours, claim: sympy.Expr | None, prover: Prover) -> None:
+        self.quality = quality
+        self.relation = relation
+        self.claim = claim
+        self.prover = prover
+        self.best: dict[int, Witness] = {}  # largest exact change seen per size
+        self.counterexample: Witness | None = None
+
+    def offer(self, witness: Witness) -> None:
+        """Keep a concretely evaluated pair: the largest per size, and the first that exceeds the claim."""
+        current = self.best.get(witness.size)
+        if current is None or witness.difference > current.difference:
+            self.best[witness.size] = witness
+        if self.counterexample is None and self.claim is not None:
+            limit = value_at(self.claim, witness.size)
+            if limit is not None and witness.difference > limit:
+                self.counterexample = replace(witness, claimed=self.claim)
+
+    def offer_summary(self, summary: SearchSummary) -> None:
+        for size in sorted(summary.best):
+            self.offer(_from_search(self.quality, summary, size))
+
+    def attaining(self, bound: sympy.Expr) -> Witness | None:
+        """A seen pair whose difference equals the bound at its size (non-empty datasets first)."""
+        for size, witness in sorted(self.best.items(), key=lambda item: (item[0] == 0, item[0])):
+            if witness.difference == value_at(bound, size):
+                return witness
+        return None
+
+    def largest(self) -> Witness | None:
+        if not self.best:
+            return None
+        return max(self.best.values(), key=lambda w: (w.difference, -w.size))
 
 
 def prove_sensitivity(
@@ -513,19 +285,26 @@ def prove_sensitivity(
     rational, or a sympy expression in ``n``.  Returns a frozen
     :class:`SensitivityResult`:
 
-    * PROVED — the lifted bound holds for every n (and the claim, if given, is
-      at least it); ``tight`` when a witness attains the bound;
+    * PROVED — the bound holds for every n (and the claim, if given, is at
+      least it for every n, decided exactly); ``tight`` when a witness attains
+      the bound;
     * REFUTED — a concrete neighbouring pair exceeds the claim;
-    * BOUNDED — no lifting rule applies, but an exhaustive exact check over
-      every dataset up to ``bounded_size`` records finds the claim (or the
-      reported bound) respected;
-    * UNKNOWN — a solver was inconclusive, or the proved bound exceeds the
-      claim and no counterexample was found.
+    * BOUNDED — no rule applies, but an exhaustive exact check over every
+      dataset up to ``bounded_size`` records finds the claim (or the reported
+      largest change) respected;
+    * UNKNOWN — a solver was inconclusive, q could not be shown defined
+      everywhere, or the proved bound exceeds the claim and no counterexample
+      was found.
+
+    Raises :class:`~expmech.spec.QualityError` when q divides by zero on some
+    dataset and output (naming the subexpression), and
+    :class:`~expmech.spec.InvalidArgument` for bad options.
 
     ``rlimit`` is z3's deterministic resource budget per call; ``timeout_ms`` a
-    safety net.  ``search_size`` and ``search_budget`` bound the exact search
-    for witnesses and counterexamples; ``outputs`` restricts that search to a
-    list of outputs (the proof still covers the whole output space).
+    safety net.  ``search_size`` and ``search_budget`` bound the exhaustive
+    exact search (datasets of at most ``search_size`` records, at most
+    ``search_budget`` evaluations of q); ``outputs`` restricts the searches'
+    outputs to a list (the proof still covers the whole output space).
     """
     if not isinstance(quality, QualityFunction):
         raise InvalidType(
@@ -534,109 +313,204 @@ def prove_sensitivity(
             value=quality,
         )
     relation = Neighbours.parse(neighbours)
-    claim = _parse_claim(claimed)
-    for name, value in (("rlimit", rlimit), ("timeout_ms", timeout_ms), ("search_size", search_size), ("search_budget", search_budget)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise InvalidArgument(f"{name}={describe(value)} must be an int >= 1", parameter=name, value=value)
-    prover = _Prover(quality, relation, rlimit, timeout_ms)
-    bound: sympy.Expr | None = None
-    rule_failure = ""
-    method = "lifted"
-    try:
-        bound = sympy.simplify(prover.lift(quality.expr))
-    except _NoRule as error:
-        rule_failure = f"no lifting rule: {error}"
-    except _Unknown as error:
-        rule_failure = f"solver inconclusive: {error}"
-    except InvalidArgument as error:
-        rule_failure = f"not translatable: {error}"
+    claim = parse_claim(claimed)
+    _validate_options(rlimit=rlimit, timeout_ms=timeout_ms, search_size=search_size, search_budget=search_budget)
+    restricted: list[Codes] | None = None
     if outputs is not None:
         outputs = list(outputs)
-        for r in outputs:
-            quality.output_space.encode(r, name="outputs[…]")
-    search_outputs = outputs if outputs is not None else (quality.outputs() if quality.output_space.is_finite else None)
-    plan = _search_sizes(prover, search_size, search_budget, outputs)
-    done: list[SearchSummary] = []
-    if plan is not None and search_outputs is not None:
-        records, exhaustive, sizes = plan
-        proved_enough = bound is not None and bound is not sympy.oo and (claim is None or _at_least(claim, bound))
-        for size in sizes:
-            try:
-                part = search_pairs(quality, records, search_outputs, relation, size, exhaustive=exhaustive)
-            except QualityError as error:
-                rule_failure = (rule_failure + "; " if rule_failure else "") + f"the search could not evaluate q: {error}"
-                break
-            done.append(part)
-            pair = part.best.get(size)
-            if pair is None:
-                continue
-            exceeds = claim is not None and pair.difference > _at(claim, size)
-            attains = proved_enough and pair.difference == _at(bound, size)
-            if exceeds or attains:
-                break
-    summary = merge(done)
-    if summary is not None and summary.best and (bound is None or bound is sympy.oo or not bound.free_symbols):
-        observed = max(p.difference for p in summary.best.values())
-        attained = bound is not None and bound is not sympy.oo and observed == bound
-        if not attained:
-            try:
-                if prover.joint_bound(quality.expr, observed):
-                    bound, method = _rational(observed), "joint"
-            except _Unknown as error:
-                rule_failure = (rule_failure + "; " if rule_failure else "") + f"joint encoding inconclusive: {error}"
+        if not outputs:
+            raise InvalidArgument("outputs must not be empty", parameter="outputs", value=outputs)
+        restricted = [quality.output_space.encode(r, name="outputs[…]") for r in outputs]
+    add_remove = relation is Neighbours.ADD_REMOVE
+    prover = Prover(quality, relation, rlimit, timeout_ms)
+    defined = analyse_definedness(quality, add_remove=add_remove, rlimit=rlimit, timeout_ms=timeout_ms)
+    prover.queries.extend(defined.queries)
+    start = 0 if add_remove and defined.empty else 1
+    hypotheses: list[str] = []
+    if add_remove and not defined.empty:
+        hypotheses.append("n >= 1 (q is undefined on the empty dataset)")
+    claim_start = start
+    if start == 0 and claim is not None and value_at(claim, 0) is None:
+        claim_start = 1
+        hypotheses.append("n >= 1 (the claim is undefined at n = 0)")
+    run = _Run(quality, relation, claim, prover)
+    notes: list[str] = []
+
+    # 2. rules
+    bound: sympy.Expr | None = None
+    method = "lifted"
+    try:
+        bound = prover.lift(quality.expr)
+        if bound is not sympy.oo and bound.free_symbols:
+            bound = sympy.simplify(bound)
+    except NoRule as error:
+        notes.append(f"no lifting rule: {error}")
+    except Unknown as error:
+        notes.append(f"solver inconclusive: {error}")
+    except InvalidArgument as error:
+        notes.append(f"not translatable: {error}")
+    finite = bound is not None and bound is not sympy.oo
+
+    # 4a. the quick search around the solver's models
+    quick_outputs = _quick_outputs(prover, restricted)
+    quick_records = _quick_records(prover)
+    quick_sizes = [s for s in range(start, 4) if s >= 1 or add_remove]
+    try:
+        run.offer_summary(search_pairs(quality, quick_records, quick_outputs, relation, quick_sizes, exhaustive=False))
+    except QualityError as error:
+        notes.append(f"the search could not evaluate q: {error}")
+
+    witness = run.attaining(bound) if finite else None
+    # 4b. the exact encoding for a witness of the bound
+    if finite and witness is None and run.counterexample is None:
+        assert bound is not None
+        witness_sizes = sorted({s for s in (start, 1, 2, 3) if s >= start})
+        pair = search_sizes(prover, witness_sizes, lambda s: value_at(bound, s), strict=False, all_patterns=False)
+        if pair is not None:
+            run.offer(_from_pair(quality, pair))
+            witness = run.attaining(bound)
+
+    # 3. the joint encoding, when the rules' bound is not attained and n enters linearly
+    if witness is None and run.counterexample is None and (bound is None or not bound.free_symbols) and applies(quality.expr):
+        best = run.largest()
+        seed_pair = None if best is None else _as_pair(quality, best)
+        try:
+            found, outcome = tighten(prover, quality.expr, seed_pair, start=start)
+        except Unknown as error:
+            notes.append(f"joint encoding inconclusive: {error}")
+        else:
+            if found is not None:
+                run.offer(_from_pair(quality, found))
+            if outcome is not None and outcome.proved:
+                candidate = found.difference if found is not None else Fraction(0)
+                if bound is None or bound is sympy.oo or rational(candidate) < bound:
+                    bound, method, finite = rational(candidate), "joint", True
+                    prover.queries.extend(outcome.queries)
+                    witness = run.attaining(bound)
+
+    comparison: Comparison | None = None
+    if claim is not None and finite:
+        assert bound is not None
+        comparison = at_least(claim, bound, start=claim_start)
+
+    # 4c. refutation: where the claim is not proved, look for a pair exceeding it
+    if claim is not None and run.counterexample is None and not (comparison is not None and comparison.holds):
+        sizes: list[int] = list(range(claim_start, 5))
+        if comparison is not None and comparison.fails_at is not None:
+            at = comparison.fails_at
+            sizes += [at, at + 1, 2 * at]
+        sizes += list(GROWTH_SIZES)
+        ordered = sorted(dict.fromkeys(s for s in sizes if s >= claim_start), key=lambda s: (s > 4, s))
+        pair = search_sizes(prover, ordered, lambda s: value_at(claim, s), strict=True)
+        if pair is not None:
+            run.offer(_from_pair(quality, pair))
+
+    # exhaustive search: a counterexample, or a BOUNDED answer when nothing is proved
+    summary: SearchSummary | None = None
+    proved = finite and defined.total and (claim is None or (comparison is not None and comparison.holds))
+    if run.counterexample is None and not proved:
+        summary = _exhaustive(quality, relation, start, search_size, search_budget, restricted, notes)
+        if summary is not None:
+            run.offer_summary(summary)
+
     queries = tuple(prover.queries)
+    hyps = tuple(hypotheses)
 
-    def result(
-        status: Status,
-        reason: str,
-        method: str,
-        *,
-        tight: bool = False,
-        witness: Witness | None = None,
-        counterexample: Witness | None = None,
-        bounded_size: int | None = None,
-    ) -> SensitivityResult:
-        return SensitivityResult(
-            status, relation, bound, claim, tight, witness, counterexample, reason, method, queries, bounded_size
-        )
+    def result(status: Status, reason: str, how: str, **extra: Any) -> SensitivityResult:
+        return SensitivityResult(status, relation, bound, claim, extra.get("tight", False), extra.get("witness"),
+                                 extra.get("counterexample"), reason, how, queries, extra.get("bounded_size"), hypotheses=hyps)
 
-    counterexample = None
-    if claim is not None and summary is not None:
-        for size, pair in sorted(summary.best.items()):
-            if pair.difference > _at(claim, size):
-                counterexample = replace(_witness(quality, summary, size), claimed=claim)
-                break
-    if counterexample is not None:
+    if run.counterexample is not None:
+        c = run.counterexample
+        assert claim is not None
         return result(
             Status.REFUTED,
-            f"neighbouring datasets of size {counterexample.size} differ by {counterexample.difference} "
-            f"> claimed {_at(claim, counterexample.size)} at r={readable(counterexample.output)}",
+            f"neighbouring datasets of size {c.size} differ by {readable(c.difference)} > claimed "
+            f"{readable(value_at(claim, c.size))} at r={readable(c.output)}",
             "search",
-            counterexample=counterexample,
+            counterexample=c,
         )
-    witness, tight = None, False
-    if bound is not None and bound is not sympy.oo and summary is not None:
-        for size, pair in sorted(summary.best.items()):
-            if pair.difference == _at(bound, size):
-                witness, tight = _witness(quality, summary, size), True
-                break
-    if bound is not None and bound is not sympy.oo:
-        if claim is None or _at_least(claim, bound):
+    witness = run.attaining(bound) if finite else None
+    tight = witness is not None
+    scope = f" (hypothesis: {'; '.join(hyps)})" if hyps else ""
+    if finite and not defined.total:
+        reason = defined.doubt
+    elif finite:
+        assert bound is not None
+        if claim is None or (comparison is not None and comparison.holds):
             note = "tight: a witness attains it" if tight else "not shown tight: no searched pair attains it"
-            looser = "" if claim is None or _at_least(bound, claim) else f"; the claim {claim} is looser than the proved {bound}"
+            looser = ""
+            if claim is not None and not at_least(bound, claim, start=claim_start).holds:
+                looser = f"; the claim {claim} is looser than the proved {bound}"
             how = "joint z3 bound" if method == "joint" else "lifted bound"
-            return result(Status.PROVED, f"{how} {bound} holds for every n ({note}){looser}", method, tight=tight, witness=witness)
-        reason = f"the proved bound {bound} exceeds the claim {claim} and no searched pair exceeds the claim"
+            every = "every n >= 0" if claim_start == 0 or (claim is None and start == 0) else "every n"
+            return result(Status.PROVED, f"{how} {bound} holds for {every} ({note}){looser}{scope}", method, tight=tight, witness=witness)
+        assert comparison is not None
+        if comparison.holds is None:
+            reason = f"could not decide whether the claim {claim} is at least the proved bound {bound} for every n"
+        else:
+            reason = f"the proved bound {bound} exceeds the claim {claim} (at n={comparison.fails_at}) and no pair found exceeds the claim"
     elif bound is sympy.oo:
         reason = "the lifted bound is unbounded and no searched pair exceeds the claim"
     else:
-        reason = rule_failure
-    if summary is not None and summary.exhaustive and summary.best:
+        reason = "; ".join(notes) or "no proof and no counterexample"
+    if notes and finite:
+        reason += "; " + "; ".join(notes)
+    if summary is not None and summary.exhaustive and summary.best and defined.total:
         size = max(summary.best)
         largest = max(p.difference for p in summary.best.values())
         limit = f"every dataset of at most {size} records"
         if claim is None:
-            return result(Status.BOUNDED, f"{reason}; over {limit} the largest change is {largest}", "exhaustive",
-                          bounded_size=size, witness=_witness(quality, summary, max(summary.best, key=lambda s: summary.best[s].difference)))
-        return result(Status.BOUNDED, f"{reason}; the claim holds over {limit} (checked exhaustively)", "exhaustive", bounded_size=size)
-    return result(Status.UNKNOWN, reason or "no proof and no counterexample", "none")
+            top = max(summary.best, key=lambda s: summary.best[s].difference)
+            return result(Status.BOUNDED, f"{reason}; over {limit} the largest change is {largest}{scope}", "exhaustive",
+                          bounded_size=size, witness=_from_search(quality, summary, top))
+        return result(Status.BOUNDED, f"{reason}; the claim holds over {limit} (checked exhaustively){scope}", "exhaustive", bounded_size=size)
+    return result(Status.UNKNOWN, reason, "none")
+
+
+def _as_pair(quality: QualityFunction, witness: Witness) -> ConcretePair:
+    first = tuple(quality.schema.encode(record) for record in witness.dataset1)
+    second = tuple(quality.schema.encode(record) for record in witness.dataset2)
+    return ConcretePair(first, second, quality.output_space.encode(witness.output), witness.difference)
+
+
+def _exhaustive(
+    quality: QualityFunction,
+    relation: Neighbours,
+    start: int,
+    search_size: int,
+    budget: int,
+    restricted: list[Codes] | None,
+    notes: list[str],
+) -> SearchSummary | None:
+    """Every dataset of at most ``search_size`` records over a small record space, at every output, within ``budget``."""
+    space = record_space_size(quality)
+    if space is None or space > EXHAUSTIVE_RECORDS:
+        return None
+    if restricted is None:
+        if not quality.output_space.is_finite:
+            return None
+        total = 1
+        for _, _, domain in quality.output_space.items():
+            total *= len(domain.codes())
+        if total > budget:
+            return None
+        output_codes = [quality.output_space.encode(r) for r in quality.outputs()]
+    else:
+        output_codes = restricted
+    records = all_records(quality)
+    extra = 1 if relation is Neighbours.ADD_REMOVE else 0
+    sizes, used = [], 0
+    for size in range(max(start, 0 if extra else 1), search_size + 1):
+        cost = count_multisets(len(records), size + extra) * len(output_codes)
+        if used + cost > budget:
+            break
+        used += cost
+        sizes.append(size)
+    if not sizes or max(sizes) < 1:
+        return None
+    try:
+        return search_pairs(quality, records, output_codes, relation, sizes, exhaustive=True)
+    except QualityError as error:
+        notes.append(f"the search could not evaluate q: {error}")
+        return None

@@ -5,13 +5,18 @@ wall-clock timeout only as a safety net; the rlimit count used and the z3
 version are recorded.  z3's ``unknown`` — from a resource limit, a timeout or
 incompleteness — is returned as ``"unknown"`` with z3's reason, and no caller
 may read it as sat or unsat.  Queries stay in linear integer/real arithmetic
-(no ``exp``, no pseudo-Boolean encodings) so that another solver can parse the
-exported text.
+where the quality function allows it (no ``exp``, no pseudo-Boolean
+encodings) so that another solver can parse the exported text.
+
+z3 terms are DAGs: a subformula shared by several parents (the branches of a
+nested ``Max``, an aggregate used twice) is translated once and walked once —
+the translator memoises on the sympy node, and every walk over z3 terms keeps
+a visited set.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -24,11 +29,16 @@ from expmech.spec import Count, InvalidArgument, Mean, Size, Total
 __all__ = [
     "DEFAULT_RLIMIT",
     "DEFAULT_TIMEOUT_MS",
+    "MAX_POWER",
     "Query",
     "QueryResult",
     "Translator",
+    "as_bool",
+    "as_number",
     "check",
     "maximise",
+    "partial_nodes",
+    "q",
     "z3_version",
 ]
 
@@ -36,6 +46,8 @@ DEFAULT_RLIMIT = 5_000_000
 #: Optimize only guesses a bound (two plain checks certify it), so it gets a larger budget.
 OPTIMISE_RLIMIT_FACTOR = 20
 DEFAULT_TIMEOUT_MS = 20_000
+#: The largest |exponent| of a power the translator expands into a product.
+MAX_POWER = 64
 
 
 def z3_version() -> str:
@@ -64,6 +76,12 @@ class Query:
     result: QueryResult
 
 
+def q(value: Fraction | int) -> Any:
+    """An exact numeral: a Python ``int`` for an integer (z3 gives it the sort of the term it meets), else ``z3.Q``."""
+    value = Fraction(value)
+    return z3.Q(value.numerator, value.denominator) if value.denominator != 1 else value.numerator
+
+
 def _value(v: Any) -> Fraction | int | bool:
     if z3.is_true(v):
         return True
@@ -74,19 +92,27 @@ def _value(v: Any) -> Fraction | int | bool:
     if z3.is_rational_value(v):
         f = v.as_fraction()
         return Fraction(f.numerator, f.denominator)
-    if z3.is_algebraic_value(v):  # pragma: no cover - LRA/LIA never produce these
+    if z3.is_algebraic_value(v):
         raise InvalidArgument(f"irrational model value {v}", parameter="model", value=str(v))
-    raise InvalidArgument(f"unexpected model value {v}", parameter="model", value=str(v))  # pragma: no cover
+    raise InvalidArgument(f"unexpected model value {v}", parameter="model", value=str(v))
 
 
 def _model(model: z3.ModelRef, assertions: list[z3.BoolRef]) -> dict[str, Fraction | int | bool]:
     """A value for every variable of the query (z3 may leave eliminated ones out: they are completed)."""
-    values = {d.name(): _value(model[d]) for d in model.decls() if d.arity() == 0}
-    for assertion in assertions:
-        for variable in _variables(assertion):
-            name = variable.decl().name()
-            if name not in values:
+    values: dict[str, Fraction | int | bool] = {}
+    for decl in model.decls():
+        if decl.arity() == 0:
+            try:
+                values[decl.name()] = _value(model[decl])
+            except InvalidArgument:
+                continue  # an irrational value of a nonlinear query: left out, never read as a witness
+    for variable in _variables(assertions):
+        name = variable.decl().name()
+        if name not in values:
+            try:
                 values[name] = _value(model.eval(variable, model_completion=True))
+            except InvalidArgument:
+                continue
     return values
 
 
@@ -111,38 +137,38 @@ def _smt2(assertions: Iterable[z3.BoolRef], logic: str) -> str:
     return f"(set-logic {logic})\n{body}"
 
 
-def _logic(assertions: list[z3.BoolRef]) -> str:
-    sorts: set[str] = set()
+def _walk(roots: Iterable[z3.ExprRef]) -> Iterable[z3.ExprRef]:
+    """Every distinct subterm of ``roots``, each once (z3 terms are DAGs)."""
     seen: set[int] = set()
-    nonlinear = False
-    stack: list[z3.ExprRef] = list(assertions)
+    stack: list[z3.ExprRef] = list(roots)
     while stack:
         e = stack.pop()
-        if e.get_id() in seen:
+        key = e.get_id()
+        if key in seen:
             continue
-        seen.add(e.get_id())
+        seen.add(key)
+        yield e
+        stack.extend(e.children())
+
+
+def _logic(assertions: list[z3.BoolRef]) -> str:
+    sorts: set[str] = set()
+    nonlinear = False
+    for e in _walk(assertions):
         sorts.add(str(e.sort()))
-        children = e.children()
         if z3.is_app(e) and e.decl().kind() in (z3.Z3_OP_MUL, z3.Z3_OP_DIV, z3.Z3_OP_IDIV):
-            if sum(1 for c in children if not (z3.is_int_value(c) or z3.is_rational_value(c))) >= 2:
+            if sum(1 for c in e.children() if not (z3.is_int_value(c) or z3.is_rational_value(c))) >= 2:
                 nonlinear = True
-        stack.extend(children)
+            if e.decl().kind() != z3.Z3_OP_MUL and not (z3.is_int_value(e.arg(1)) or z3.is_rational_value(e.arg(1))):
+                nonlinear = True
     arithmetic = "N" if nonlinear else "L"
     if "Int" in sorts and "Real" in sorts:
         return f"QF_{arithmetic}IRA"
     return f"QF_{arithmetic}RA" if "Real" in sorts else f"QF_{arithmetic}IA"
 
 
-def _variables(expr: z3.ExprRef) -> set[z3.ExprRef]:
-    found: set[z3.ExprRef] = set()
-    stack = [expr]
-    while stack:
-        e = stack.pop()
-        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            found.add(e)
-        else:
-            stack.extend(e.children())
-    return found
+def _variables(assertions: Iterable[z3.ExprRef]) -> list[z3.ExprRef]:
+    return [e for e in _walk(assertions) if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED]
 
 
 def check(
@@ -150,15 +176,24 @@ def check(
     *,
     rlimit: int = DEFAULT_RLIMIT,
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    export: bool = True,
 ) -> QueryResult:
-    """Check satisfiability of ``assertions`` with a fresh solver, within ``rlimit``."""
+    """Check satisfiability of ``assertions`` with a fresh solver, within ``rlimit``.
+
+    ``export=False`` skips the SMT-LIB2 text (``smt2`` is empty) for a query
+    that is a search, never evidence.
+    """
     solver = z3.Solver()
     solver.set("rlimit", rlimit)
     solver.set("timeout", timeout_ms)
     solver.add(*assertions)
-    answer = solver.check()
+    try:
+        answer = solver.check()
+    except z3.Z3Exception as error:  # e.g. an interrupted nonlinear search
+        text = _smt2(assertions, _logic(assertions)) if export else ""
+        return QueryResult("unknown", None, f"z3 error: {error}", text, 0, f"z3 {z3_version()}")
     used = _rlimit_delta(solver.statistics())
-    smt2 = _smt2(assertions, _logic(assertions))
+    smt2 = _smt2(assertions, _logic(assertions)) if export else ""
     if answer == z3.sat:
         return QueryResult("sat", _model(solver.model(), assertions), "", smt2, used, f"z3 {z3_version()}")
     if answer == z3.unsat:
@@ -173,51 +208,118 @@ def maximise(
     rlimit: int = DEFAULT_RLIMIT,
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
 ) -> tuple[str, Fraction | None]:
-    """z3 Optimize's *guess* of ``max objective``: ``("bounded", value)``, ``("unbounded", None)`` or ``("unknown", None)``.
+    """z3 Optimize's *guess* of ``sup objective``.
 
-    A guess only: callers certify it with two plain :func:`check` calls, so it
-    runs with ``rlimit × OPTIMISE_RLIMIT_FACTOR``.  A supremum that is not
-    attained (z3 answers ``v − ε``) is ``("unknown", None)``.
+    Returns ``("bounded", value)`` for an attained maximum, ``("supremum",
+    value)`` for a supremum that is not attained (z3 answers ``v − ε``),
+    ``("unbounded", None)`` or ``("unknown", None)``.  A guess only: callers
+    certify it with plain :func:`check` calls, so it runs with ``rlimit ×
+    OPTIMISE_RLIMIT_FACTOR``.
     """
     optimiser = z3.Optimize()
     optimiser.set("rlimit", rlimit * OPTIMISE_RLIMIT_FACTOR)
     optimiser.set("timeout", timeout_ms)
     optimiser.add(*assertions)
     handle = optimiser.maximize(objective)
-    answer = optimiser.check()
+    try:
+        answer = optimiser.check()
+    except z3.Z3Exception:
+        return ("unknown", None)
     _rlimit_delta(optimiser.statistics())  # keep the per-call accounting of later checks honest
     if answer != z3.sat:
         return ("unknown", None)
-    upper = handle.upper()
-    text = str(upper)
-    if text == "oo":
-        return ("unbounded", None)
-    if "epsilon" in text or "oo" in text:
+    kind = "bounded"
+    try:
+        upper = handle.upper_values()
+        infinite, value, epsilon = (z3.simplify(upper[i]) for i in range(3))
+    except (z3.Z3Exception, IndexError):
         return ("unknown", None)
-    value = z3.simplify(upper)
+    if not (z3.is_rational_value(infinite) or z3.is_int_value(infinite)) or _value(infinite) != 0:
+        return ("unbounded", None) if str(infinite) != "0" and _is_positive(infinite) else ("unknown", None)
+    if not (z3.is_rational_value(epsilon) or z3.is_int_value(epsilon)):
+        return ("unknown", None)
+    if _value(epsilon) != 0:
+        kind = "supremum"
     if z3.is_rational_value(value) or z3.is_int_value(value):
         result = _value(value)
         assert not isinstance(result, bool)
-        return ("bounded", Fraction(result))
+        return (kind, Fraction(result))
     return ("unknown", None)
+
+
+def _is_positive(value: Any) -> bool:
+    try:
+        v = _value(value)
+    except InvalidArgument:
+        return False
+    return not isinstance(v, bool) and v > 0
+
+
+def as_number(term: Any) -> Any:
+    """A z3 Boolean as 0/1 (the evaluator's reading of ``True``/``False`` in arithmetic); numbers unchanged."""
+    if z3.is_bool(term):
+        return z3.If(term, z3.IntVal(1), z3.IntVal(0))
+    return term
+
+
+def as_bool(term: Any) -> Any:
+    """A number as a condition (non-zero is true, as in the evaluator); Booleans unchanged."""
+    if z3.is_bool(term):
+        return term
+    return term != 0
+
+
+_AGGREGATES = (Count, Total, Mean, Size)
 
 
 class Translator:
     """sympy → z3 for the quality-function language, over a given symbol environment.
 
-    ``env`` maps sympy symbols (record fields, output variables, the size ``n``)
-    and aggregate nodes to z3 terms.  Numbers become exact z3 numerals.
+    ``env`` maps sympy symbols (record fields, output variables) and
+    aggregate nodes to z3 terms.  Numbers become exact z3 numerals.  Each
+    distinct sympy node is translated once (shared subexpressions stay shared
+    in the z3 DAG).  A Boolean used as a number is 0/1, and a number used as a
+    condition is ``!= 0`` — exactly how the exact evaluator reads them.
+
+    :meth:`undefined` builds the condition under which evaluating an
+    expression divides by zero, following the evaluator's order (``Piecewise``
+    and ``And``/``Or`` are lazy, everything else is eager); ``aggregate_undefined``
+    says when an aggregate itself is undefined (its body on some record, a
+    mean of no records).
     """
 
-    def __init__(self, env: Mapping[sympy.Basic, z3.ExprRef]) -> None:
+    def __init__(
+        self,
+        env: Mapping[sympy.Basic, z3.ExprRef],
+        *,
+        aggregate_undefined: Callable[[sympy.Basic], Any] | None = None,
+    ) -> None:
         self.env = dict(env)
+        self._memo: dict[sympy.Basic, Any] = {}
+        self._undefined: dict[sympy.Basic, Any] = {}
+        self._aggregate_undefined = aggregate_undefined
 
     def __call__(self, expr: sympy.Basic) -> Any:
         return self._go(expr)
 
+    def number(self, expr: sympy.Basic) -> Any:
+        """``expr`` as a z3 arithmetic term."""
+        return as_number(self._go(expr))
+
+    def condition(self, expr: sympy.Basic) -> Any:
+        """``expr`` as a z3 Boolean."""
+        return as_bool(self._go(expr))
+
     def _go(self, e: sympy.Basic) -> Any:
         if e in self.env:
             return self.env[e]
+        cached = self._memo.get(e)
+        if cached is None:
+            cached = self._translate(e)
+            self._memo[e] = cached
+        return cached
+
+    def _translate(self, e: sympy.Basic) -> Any:
         if isinstance(e, sympy.Integer):
             return z3.IntVal(int(e))
         if isinstance(e, sympy.Rational):
@@ -228,9 +330,26 @@ class Translator:
             return z3.BoolVal(False)
         if isinstance(e, sympy.Symbol):
             raise InvalidArgument(f"symbol {e} has no solver variable", parameter="expr", value=e)
-        if isinstance(e, Count | Total | Mean | Size):
+        if isinstance(e, _AGGREGATES):
             raise InvalidArgument(f"aggregate {e} has no solver variable", parameter="expr", value=e)
-        args = [self._go(a) for a in e.args] if not isinstance(e, sympy.Piecewise) else []
+        if isinstance(e, sympy.Piecewise):
+            branches = [(self.number(p.expr), self.condition(p.cond)) for p in e.args]
+            # without a default branch the last value stands for "no branch applies", which undefined() covers
+            result = branches[-1][0]
+            for value, cond in reversed(branches[:-1]):
+                result = z3.If(cond, value, result)
+            return result
+        if isinstance(e, sympy.And | sympy.Or | sympy.Not):
+            parts = [self.condition(a) for a in e.args]
+            if isinstance(e, sympy.Not):
+                return z3.Not(parts[0])
+            return z3.And(*parts) if isinstance(e, sympy.And) else z3.Or(*parts)
+        if isinstance(e, sympy.Eq | sympy.Ne):
+            left, right = self._go(e.args[0]), self._go(e.args[1])
+            if z3.is_bool(left) != z3.is_bool(right):
+                left, right = as_number(left), as_number(right)
+            return left == right if isinstance(e, sympy.Eq) else left != right
+        args = [self.number(a) for a in e.args]
         if isinstance(e, sympy.Add):
             return z3.Sum(*args)
         if isinstance(e, sympy.Mul):
@@ -238,9 +357,18 @@ class Translator:
         if isinstance(e, sympy.Pow):
             exponent = int(e.exp)
             base = args[0]
-            if exponent >= 0:
-                return z3.Product(*([base] * exponent)) if exponent else z3.IntVal(1)
-            return 1 / z3.ToReal(z3.Product(*([base] * -exponent))) if z3.is_int(base) else 1 / z3.Product(*([base] * -exponent))
+            if abs(exponent) > MAX_POWER:
+                raise InvalidArgument(
+                    f"power {e} has an exponent beyond ±{MAX_POWER}, which the solver does not expand",
+                    parameter="expr",
+                    value=e,
+                )
+            if exponent == 0:
+                return z3.IntVal(1)
+            product = z3.Product(*([base] * abs(exponent))) if abs(exponent) > 1 else base
+            if exponent > 0:
+                return product
+            return 1 / (z3.ToReal(product) if z3.is_int(product) else product)
         if isinstance(e, sympy.Abs):
             return z3.If(args[0] >= 0, args[0], -args[0])
         if isinstance(e, sympy.Max | sympy.Min):
@@ -248,22 +376,6 @@ class Translator:
             for other in args[1:]:
                 result = z3.If(other > result, other, result) if isinstance(e, sympy.Max) else z3.If(other < result, other, result)
             return result
-        if isinstance(e, sympy.Piecewise):
-            if e.args[-1].cond is not sympy.true:
-                raise InvalidArgument(
-                    f"Piecewise {e} has no default branch (expr, True); the prover needs q defined everywhere",
-                    parameter="expr",
-                    value=e,
-                )
-            branches = [(self._go(p.expr), self._go(p.cond)) for p in e.args]
-            result = branches[-1][0]
-            for value, cond in reversed(branches[:-1]):
-                result = z3.If(cond, value, result)
-            return result
-        if isinstance(e, sympy.Eq):
-            return args[0] == args[1]
-        if isinstance(e, sympy.Ne):
-            return args[0] != args[1]
         if isinstance(e, sympy.StrictLessThan):
             return args[0] < args[1]
         if isinstance(e, sympy.LessThan):
@@ -272,10 +384,58 @@ class Translator:
             return args[0] > args[1]
         if isinstance(e, sympy.GreaterThan):
             return args[0] >= args[1]
-        if isinstance(e, sympy.And):
-            return z3.And(*args)
-        if isinstance(e, sympy.Or):
-            return z3.Or(*args)
-        if isinstance(e, sympy.Not):
-            return z3.Not(args[0])
         raise InvalidArgument(f"cannot translate {type(e).__name__} to the solver", parameter="expr", value=e)
+
+    # -- partiality -----------------------------------------------------------------------
+
+    def undefined(self, e: sympy.Basic) -> Any:
+        """A z3 Boolean: evaluating ``e`` divides by zero (following the evaluator's evaluation order)."""
+        cached = self._undefined.get(e)
+        if cached is None:
+            cached = z3.simplify(self._undefined_of(e))
+            self._undefined[e] = cached
+        return cached
+
+    def _undefined_of(self, e: sympy.Basic) -> Any:
+        false = z3.BoolVal(False)
+        if not e.args:
+            return false
+        if isinstance(e, _AGGREGATES):
+            return self._aggregate_undefined(e) if self._aggregate_undefined is not None else false
+        if isinstance(e, sympy.Piecewise):
+            result = false if e.args[-1].cond is sympy.true else z3.BoolVal(True)
+            for pair in reversed(e.args):
+                cond = self.condition(pair.cond)
+                result = z3.Or(self.undefined(pair.cond), z3.If(cond, self.undefined(pair.expr), result))
+            return result
+        if isinstance(e, sympy.And | sympy.Or):
+            result = false
+            for arg in reversed(e.args):
+                value = self.condition(arg)
+                stop = z3.Not(value) if isinstance(e, sympy.And) else value
+                result = z3.Or(self.undefined(arg), z3.And(z3.Not(stop), result))
+            return result
+        parts = [self.undefined(a) for a in e.args]
+        if isinstance(e, sympy.Pow) and int(e.exp) < 0:
+            parts.append(self.number(e.base) == 0)
+        return z3.Or(*parts) if len(parts) > 1 else parts[0]
+
+
+def partial_nodes(expr: sympy.Basic) -> list[sympy.Basic]:
+    """Where evaluating ``expr`` may fail: negative powers of a base other than a non-zero number or ``size()``
+    (a division by zero), and each ``Piecewise`` without a default branch (no branch may apply)."""
+    found: set[sympy.Basic] = set()
+    stack = [expr]
+    seen: set[sympy.Basic] = set()
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if isinstance(node, sympy.Pow) and node.exp.is_negative:
+            if not (node.base.is_Rational and node.base != 0) and not isinstance(node.base, Size):
+                found.add(node)
+        if isinstance(node, sympy.Piecewise) and node.args[-1].cond is not sympy.true:
+            found.add(node)
+        stack.extend(node.args)
+    return sorted(found, key=sympy.default_sort_key)

@@ -1,0 +1,463 @@
+"""Per-record bounds certified by z3, lifted to every dataset size by sound rules.
+
+**Linear forms.**  A part of q that is linear in the aggregates, with
+coefficients free of the data — ``Σ cᵢ(r)·countᵢ + Σ dⱼ(r)·totalⱼ + k(r)·size()``,
+and the same divided by ``size()`` (a mean) — changes between neighbours
+through one record only.  Its per-record term ``h(x, r)`` (a count
+contributes ``cᵢ(r)·[pᵢ(x, r)]``) gives the exact change, for each output:
+
+====================  ===============================  =======================================
+form                  replace-one                      add-remove (n = the smaller size)
+====================  ===============================  =======================================
+``Σ h + k·size()``    ``max h(b, r) − h(a, r)``        ``max |h(a, r) + k(r)|``
+``(Σ h) / size()``    ``max (h(b, r) − h(a, r)) / n``  ``max (h(a, r) − h(b, r)) / (n + 1)``
+====================  ===============================  =======================================
+
+(a mean under add-remove moves by ``(h(x) − mean h) / (n + 1)``, and the mean
+lies between the smallest and largest ``h`` at the same ``r``; it is
+undefined on the empty dataset, so its bound is for ``n >= 1``).
+
+Each maximum is *certified* by two plain solver calls — ``objective > B``
+unsat, ``objective >= B`` sat with the model re-evaluated exactly — where
+``B`` is a guess: the indicator's ``1`` (then ``0``) for a single count, and
+z3 ``Optimize`` otherwise.  A supremum that is not attained (``B − ε``) is
+certified by the first call alone and is reported as not attained.
+
+**Lifting rules** (sound for every n): ``Δ(a + b) <= Δa + Δb``;
+``Δ(c·a) <= max_r |c(r)| · Δa`` for ``c`` free of the data; ``Δ(nᵏ·a) = nᵏ·Δa``
+under replace-one (n is fixed); ``Δ|a| <= Δa``; ``ΔMax/Min(a, b) <= max(Δa,
+Δb)``; a ``Piecewise`` whose conditions are free of the data ``<= max`` over
+its branches.  Where none applies the prover raises :class:`NoRule`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import sympy
+import z3
+
+from expmech.spec import DATASET_SIZE, Count, InvalidArgument, Mean, Neighbours, QualityError, QualityFunction, Size, Total
+from expmech.spec._quality import _compile
+
+from ._encoding import Codes, codes_from_model, domain_constraint, variables
+from ._z3bridge import Query, QueryResult, Translator, check, maximise, q
+
+__all__ = ["SEARCH_QUERY_COST", "SEARCH_RLIMIT", "SEARCH_TOTAL", "LinearForm", "Maximum", "NoRule", "Prover", "Unknown", "linear_form"]
+
+n = DATASET_SIZE
+#: The budget of one search query, and of all of one proof's search queries together:
+#: a search may give up where a proof may not (z3's rlimit count is deterministic).
+SEARCH_RLIMIT = 400_000
+SEARCH_TOTAL = 1_500_000
+SEARCH_QUERY_COST = 20_000  # the least a search query is charged, so their number is bounded too
+AGGREGATES = (Count, Total, Mean, Size)
+ZERO = sympy.Integer(0)
+
+
+class NoRule(Exception):
+    """No lifting rule applies; carries the reason."""
+
+
+class Unknown(Exception):
+    """A solver call was inconclusive; carries the reason."""
+
+
+def has_data(expr: sympy.Basic) -> bool:
+    """Whether ``expr`` depends on the dataset."""
+    return isinstance(expr, Size) or bool(expr.atoms(*AGGREGATES))
+
+
+@dataclass(frozen=True)
+class LinearForm:
+    """``Σ_records plain + per_size·size() + (Σ_records normalised) / size() + constant``."""
+
+    plain: sympy.Expr = ZERO
+    per_size: sympy.Expr = ZERO
+    normalised: sympy.Expr = ZERO
+    constant: sympy.Expr = ZERO  # the data-free part (it matters once divided by size())
+
+    def __add__(self, other: LinearForm) -> LinearForm:
+        return LinearForm(
+            self.plain + other.plain, self.per_size + other.per_size, self.normalised + other.normalised, self.constant + other.constant
+        )
+
+    def scaled(self, factor: sympy.Expr) -> LinearForm:
+        """Every part times a data-free factor."""
+        return LinearForm(_times(factor, self.plain), factor * self.per_size, _times(factor, self.normalised), factor * self.constant)
+
+
+def _times(factor: sympy.Expr, term: sympy.Expr) -> sympy.Expr:
+    """``factor · term``, pushing the factor into indicator branches so that ``c(r)·[p]`` stays linear."""
+    if term == 0:
+        return ZERO
+    if isinstance(term, sympy.Add):
+        return sympy.Add(*[_times(factor, t) for t in term.args])
+    if isinstance(term, sympy.Piecewise):
+        return sympy.Piecewise(*[(_times(factor, p.expr), p.cond) for p in term.args])
+    return factor * term
+
+
+def _indicator(predicate: sympy.Basic) -> sympy.Expr:
+    return sympy.Piecewise((sympy.Integer(1), predicate), (ZERO, True))
+
+
+def linear_form(expr: sympy.Basic) -> LinearForm | None:
+    """The linear form of ``expr`` in the aggregates (None if it is not one)."""
+    if not has_data(expr):
+        return LinearForm(constant=expr)
+    if isinstance(expr, Count):
+        return LinearForm(plain=_indicator(expr.args[0]))
+    if isinstance(expr, Total):
+        return LinearForm(plain=expr.args[0])
+    if isinstance(expr, Mean):
+        return LinearForm(normalised=expr.args[0])
+    if isinstance(expr, Size):
+        return LinearForm(per_size=sympy.Integer(1))
+    if isinstance(expr, sympy.Add):
+        result = LinearForm()
+        for arg in expr.args:
+            part = linear_form(arg)
+            if part is None:
+                return None
+            result = result + part
+        return result
+    if isinstance(expr, sympy.Mul):
+        constants = [f for f in expr.args if not has_data(f)]
+        data = [f for f in expr.args if has_data(f)]
+        factor = sympy.Mul(*constants)
+        divided = [f for f in data if f == 1 / Size()]
+        rest = [f for f in data if f != 1 / Size()]
+        if len(rest) != 1 or len(divided) > 1:
+            return None
+        inner = linear_form(rest[0])
+        if inner is None:
+            return None
+        if divided:
+            if inner.normalised != 0 or inner.constant != 0:
+                return None
+            # (Σ h + k·size()) / size() = mean h + k: the k part does not move
+            inner = LinearForm(normalised=inner.plain)
+        return inner.scaled(factor)
+    return None
+
+
+@dataclass(frozen=True)
+class Maximum:
+    """A certified maximum (or supremum, when ``attained`` is False)."""
+
+    value: Fraction
+    attained: bool
+
+
+class Prover:
+    """State of one proof: solver variables, recorded queries, and models worth searching around."""
+
+    def __init__(self, quality: QualityFunction, neighbours: Neighbours, rlimit: int, timeout_ms: int) -> None:
+        self.quality = quality
+        self.neighbours = neighbours
+        self.rlimit = rlimit
+        self.timeout_ms = timeout_ms
+        self.queries: list[Query] = []
+        self.search_left = SEARCH_TOTAL  # rlimit left for search queries
+        self.record_seeds: list[Codes] = []
+        self.output_seeds: list[Codes] = []
+        self.output_vars = variables("out_", quality.output_space)
+        self.output_domain = [domain_constraint(self.output_vars[sym], d) for _, sym, d in quality.output_space.items()]
+        self.records = {tag: variables(f"{tag}_", quality.schema) for tag in ("a", "b")}
+        self.record_domain = {
+            tag: [domain_constraint(self.records[tag][sym], d) for _, sym, d in quality.schema.items()] for tag in ("a", "b")
+        }
+        self._translators = {tag: Translator({**self.records[tag], **self.output_vars}) for tag in ("a", "b")}
+        self._lifted: dict[sympy.Basic, sympy.Expr] = {}
+        self._forms: dict[tuple[sympy.Expr, sympy.Expr, str], Maximum | None] = {}
+        self._ranges: dict[tuple[sympy.Expr, sympy.Expr], tuple[Maximum, Maximum] | None] = {}
+
+    # -- solver calls ------------------------------------------------------------------
+
+    def translate(self, expr: sympy.Basic, tag: str) -> Any:
+        """``expr`` over record ``tag`` and the output variables, as a z3 number."""
+        return self._translators[tag].number(expr)
+
+    def defined(self, expr: sympy.Basic, tag: str) -> Any:
+        """The condition under which ``expr`` evaluates without dividing by zero."""
+        return z3.Not(self._translators[tag].undefined(expr))
+
+    def run(self, assertions: list[Any], purpose: str, expected: str) -> QueryResult:
+        """One plain solver call; recorded as evidence when it answers what the proof needs."""
+        result = check(assertions, rlimit=self.rlimit, timeout_ms=self.timeout_ms)
+        if result.status == expected:
+            self.queries.append(Query(purpose, expected, result))
+        return result
+
+    def remember(self, model: dict[str, Any] | None) -> None:
+        """Keep the records and output of a model (inside their domains) as seeds for the search."""
+        if model is None:
+            return
+        for tag in ("a", "b"):
+            codes = codes_from_model(model, f"{tag}_", self.quality.schema) if any(k.startswith(f"{tag}_") for k in model) else None
+            if codes is not None and codes not in self.record_seeds:
+                self.record_seeds.append(codes)
+        output = codes_from_model(model, "out_", self.quality.output_space)
+        if output is not None and output not in self.output_seeds:
+            self.output_seeds.append(output)
+
+    def exact(self, expr: sympy.Basic, model: dict[str, Any], tag: str) -> Fraction | None:
+        """``expr`` evaluated exactly at the model's record ``tag`` and output; None if outside a domain or undefined."""
+        record = codes_from_model(model, f"{tag}_", self.quality.schema)
+        output = codes_from_model(model, "out_", self.quality.output_space)
+        if record is None or output is None:
+            return None
+        try:
+            return Fraction(_compile(expr)({**record, **output}, []))
+        except (ZeroDivisionError, QualityError, TypeError):
+            return None
+
+    def certified_max(
+        self,
+        objective: Any,
+        evaluate: Callable[[dict[str, Any]], Fraction | None],
+        constraints: list[Any],
+        purpose: str,
+        *,
+        guesses: tuple[int, ...] = (),
+    ) -> Maximum | None:
+        """The certified maximum (or supremum) of a z3 objective; None when unbounded; Unknown when inconclusive.
+
+        ``guesses`` are candidate maxima tried before z3 Optimize, largest first
+        (a count's change is 1 or 0).
+        """
+        for guess in guesses:
+            found = self._certify(objective, evaluate, constraints, purpose, Fraction(guess), attained_required=True)
+            if found is not None:
+                return found
+        kind, value = maximise(objective, constraints, rlimit=self.rlimit, timeout_ms=self.timeout_ms)
+        if kind == "unknown":
+            raise Unknown(f"z3 could not optimise {purpose}")
+        if kind == "unbounded":
+            probe = self.run(constraints + [objective > 1000], f"{purpose} exceeds 1000 (unbounded)", "sat")
+            self.remember(probe.model)
+            return None
+        assert value is not None
+        found = self._certify(objective, evaluate, constraints, purpose, value, attained_required=kind == "bounded")
+        if found is None:
+            raise Unknown(f"could not certify {purpose} <= {value}")
+        return found
+
+    def _certify(
+        self, objective: Any, evaluate: Callable[[dict[str, Any]], Fraction | None], constraints: list[Any], purpose: str,
+        value: Fraction, *, attained_required: bool,
+    ) -> Maximum | None:
+        above = check(constraints + [objective > q(value)], rlimit=self.rlimit, timeout_ms=self.timeout_ms)
+        if above.status != "unsat":
+            if above.status == "unknown" and not attained_required:
+                raise Unknown(f"z3 could not decide {purpose} > {value}: {above.reason}")
+            return None
+        if not attained_required:
+            self.queries.append(Query(f"{purpose} > {value}", "unsat", above))
+            return Maximum(value, False)
+        attained = check(constraints + [objective >= q(value)], rlimit=self.rlimit, timeout_ms=self.timeout_ms)
+        if attained.status != "sat" or attained.model is None:
+            return None
+        exact = evaluate(attained.model)
+        if exact is None or exact < value:
+            return None
+        self.queries.append(Query(f"{purpose} > {value}", "unsat", above))
+        self.queries.append(Query(f"{purpose} >= {value}", "sat", attained))
+        self.remember(attained.model)
+        return Maximum(value, True)
+
+    # -- linear forms ---------------------------------------------------------------------
+
+    def term_range(self, term: sympy.Expr, shift: sympy.Expr, label: str) -> tuple[Maximum, Maximum] | None:
+        """Certified ``max`` and ``max −`` of ``term(a, r) + shift(r)`` over one record and the outputs; None if unbounded."""
+        key = (term, shift)
+        if key not in self._ranges:
+            self._ranges[key] = self._term_range(term, shift, label)
+        return self._ranges[key]
+
+    def _term_range(self, term: sympy.Expr, shift: sympy.Expr, label: str) -> tuple[Maximum, Maximum] | None:
+        value = self.translate(term + shift, "a")
+        constraints = self.output_domain + self.record_domain["a"] + [self.defined(term + shift, "a")]
+        guesses = (1, 0) if _is_indicator(term) and shift == 0 else ()
+        high = self.certified_max(
+            value, lambda m: self.exact(term + shift, m, "a"), constraints, f"largest record term of {label}", guesses=guesses
+        )
+        low = self.certified_max(
+            -value, lambda m: _negate(self.exact(term + shift, m, "a")), constraints, f"largest negated record term of {label}",
+            guesses=(0,) if guesses else (),
+        )
+        if high is None or low is None:
+            return None
+        return high, low
+
+    def change(self, term: sympy.Expr, label: str) -> Maximum | None:
+        """Certified ``max term(b, r) − term(a, r)`` over two records and the outputs; None if unbounded."""
+        key = (term, ZERO, "change")
+        if key in self._forms:
+            return self._forms[key]
+        objective = self.translate(term, "b") - self.translate(term, "a")
+        constraints = self.output_domain + self.record_domain["a"] + self.record_domain["b"]
+        constraints += [self.defined(term, "a"), self.defined(term, "b")]
+
+        def evaluate(model: dict[str, Any]) -> Fraction | None:
+            after, before = self.exact(term, model, "b"), self.exact(term, model, "a")
+            return None if after is None or before is None else after - before
+
+        guesses = (1, 0) if _is_indicator(term) else ()
+        found = self.certified_max(objective, evaluate, constraints, f"one-record change of {label}", guesses=guesses)
+        self._forms[key] = found
+        return found
+
+    def form_bound(self, form: LinearForm, label: str) -> sympy.Expr:
+        """The bound of a linear form (see the module docstring)."""
+        bound: sympy.Expr = ZERO
+        replace = self.neighbours is Neighbours.REPLACE_ONE
+        if form.plain != 0 or (form.per_size != 0 and not replace):
+            if replace:
+                found = self.change(form.plain, label)
+                if found is None:
+                    return sympy.oo
+                bound += _rational(max(found.value, Fraction(0)))
+            else:
+                ranges = self.term_range(form.plain, form.per_size, label)
+                if ranges is None:
+                    return sympy.oo
+                bound += _rational(max(ranges[0].value, ranges[1].value, Fraction(0)))
+        if form.normalised != 0:
+            found = self.change(form.normalised, f"the mean of {label}")
+            if found is None:
+                return sympy.oo
+            spread = _rational(max(found.value, Fraction(0)))
+            bound += spread / n if replace else spread / (n + 1)
+        return bound
+
+    # -- lifting ----------------------------------------------------------------------------
+
+    def constant_bound(self, factor: sympy.Expr) -> Fraction | None:
+        """``max_r |c(r)|`` for a data-free factor over the outputs where it is defined; None when unbounded."""
+        if not factor.free_symbols:
+            if not factor.is_Rational:
+                raise NoRule(f"a constant factor {factor} that is not rational")
+            return abs(Fraction(int(factor.p), int(factor.q)))
+        space = self.quality.output_space
+        if space.is_finite and len(self.quality.outputs()) <= 100_000:
+            evaluate = _compile(factor)
+            best = Fraction(0)
+            for r in self.quality.outputs():
+                try:
+                    best = max(best, abs(Fraction(evaluate(space.encode(r), []))))
+                except (ZeroDivisionError, QualityError):
+                    continue  # q is total, so the factor is never used where it is undefined
+            return best
+        expr = self.translate(factor, "a")
+        magnitude = z3.If(expr >= 0, expr, -expr)
+        found = self.certified_max(
+            magnitude, lambda m: _magnitude(self.exact(factor, m, "a")), self.output_domain + [self.defined(factor, "a")], f"|{factor}|"
+        )
+        return None if found is None else found.value
+
+    def lift(self, expr: sympy.Basic) -> sympy.Expr:
+        """A sound bound on the change of ``expr`` between neighbours (see the module docstring)."""
+        cached = self._lifted.get(expr)
+        if cached is None:
+            cached = self._lift(expr)
+            self._lifted[expr] = cached
+        return cached
+
+    def _lift(self, expr: sympy.Basic) -> sympy.Expr:
+        if not has_data(expr):
+            return ZERO
+        form = linear_form(expr)
+        if form is not None:
+            try:
+                return self.form_bound(form, str(expr))
+            except Unknown:
+                if not isinstance(expr, sympy.Add | sympy.Mul):
+                    raise
+        if isinstance(expr, sympy.Add):
+            parts = [arg for arg in expr.args if has_data(arg)]
+            linear = [arg for arg in parts if linear_form(arg) is not None]
+            others = [arg for arg in parts if linear_form(arg) is None]
+            bound: sympy.Expr = ZERO
+            if len(linear) > 1 and form is None:
+                try:
+                    combined = linear_form(sympy.Add(*linear))
+                    assert combined is not None
+                    bound += self.form_bound(combined, str(sympy.Add(*linear)))
+                    linear = []
+                except Unknown:
+                    pass
+            for arg in linear + others:
+                bound += self.lift(arg)
+            return bound
+        if isinstance(expr, sympy.Mul):
+            data, constants, size_power = [], [], 0
+            for factor in expr.args:
+                if isinstance(factor, sympy.Pow) and isinstance(factor.base, Size) and self.neighbours is Neighbours.REPLACE_ONE:
+                    size_power += int(factor.exp)
+                elif isinstance(factor, Size) and self.neighbours is Neighbours.REPLACE_ONE:
+                    size_power += 1
+                elif has_data(factor):
+                    data.append(factor)
+                else:
+                    constants.append(factor)
+            if len(data) > 1:
+                raise NoRule(f"a product of data-dependent factors {sympy.Mul(*data)}")
+            if not data:
+                return ZERO  # only size powers and constants: fixed under replace-one
+            scale = self.constant_bound(sympy.Mul(*constants)) if constants else Fraction(1)
+            if scale is None:
+                return sympy.oo
+            return _rational(scale) * n**size_power * self.lift(data[0])
+        if isinstance(expr, sympy.Pow):
+            raise NoRule(f"a power {expr} of a data-dependent term")
+        if isinstance(expr, sympy.Abs):
+            return self.lift(expr.args[0])
+        if isinstance(expr, sympy.Max | sympy.Min):
+            return _largest([self.lift(arg) for arg in expr.args])
+        if isinstance(expr, sympy.Piecewise):
+            for pair in expr.args:
+                if has_data(pair.cond):
+                    raise NoRule(f"a Piecewise condition {pair.cond} that depends on the data")
+            return _largest([self.lift(pair.expr) for pair in expr.args])
+        raise NoRule(f"no rule for {type(expr).__name__}")
+
+
+def _largest(bounds: list[sympy.Expr]) -> sympy.Expr:
+    """``Max`` of bounds: numbers compared exactly, the rest left to sympy once."""
+    unique = sorted(set(bounds), key=sympy.default_sort_key)
+    if any(b is sympy.oo for b in unique):
+        return sympy.oo
+    numbers = [b for b in unique if b.is_Rational]
+    symbolic = [b for b in unique if not b.is_Rational]
+    if numbers:
+        symbolic.append(max(numbers))
+    return symbolic[0] if len(symbolic) == 1 else sympy.Max(*symbolic)
+
+
+def _is_indicator(term: sympy.Expr) -> bool:
+    return isinstance(term, sympy.Piecewise) and len(term.args) == 2 and term.args[0].expr == 1 and term.args[1].expr == 0
+
+
+def _negate(value: Fraction | None) -> Fraction | None:
+    return None if value is None else -value
+
+
+def _magnitude(value: Fraction | None) -> Fraction | None:
+    return None if value is None else abs(value)
+
+
+def _rational(value: Fraction) -> sympy.Rational:
+    return sympy.Rational(value.numerator, value.denominator)
+
+
+def rational(value: Fraction) -> sympy.Rational:
+    """A Fraction as a sympy Rational."""
+    return _rational(value)
+
+
+_ = InvalidArgument  # re-exported for callers catching translation errors
