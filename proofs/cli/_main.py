@@ -7,19 +7,20 @@ Exit codes: 0 verified, 1 violation, 2 usage or config error, 3 inconclusive,
 from __future__ import annotations
 
 import argparse
-import re
+import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-from expmech.spec import ExpMechError
+from expmech.spec import ExpMechError, InvalidArgument, PrecisionExhausted
 
 __all__ = ["main"]
 
 EXIT_VERIFIED, EXIT_VIOLATION, EXIT_USAGE, EXIT_INCONCLUSIVE, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a pipe closed by its reader
 
 
 def _version() -> str:
@@ -56,8 +57,39 @@ class _Progress:
             self.bar.stop()
 
 
-def _prover_options(args: argparse.Namespace) -> dict[str, Any]:
-    options = {}
+Z3_LIMIT = 2**32 - 1  # z3 reads rlimit and timeout as unsigned 32-bit integers
+
+
+def _bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer in [low, high], refused with its value otherwise."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            span = f"an integer in [{low}, {high}]" if high is not None else f"an integer >= {low}"
+            raise argparse.ArgumentTypeError(f"{text!r} must be {span}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+class _ParserError(Exception):
+    """argparse refused the command line; the message is one line naming the option and its value."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line (``expmech verify: argument --rlimit: '0' must be …``), exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _ParserError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+def _prover_options(args: argparse.Namespace, configured: dict[str, int] | None = None) -> dict[str, Any]:
+    options: dict[str, Any] = dict(configured or {})
     if getattr(args, "rlimit", None) is not None:
         options["rlimit"] = args.rlimit
     if getattr(args, "timeout_ms", None) is not None:
@@ -66,49 +98,53 @@ def _prover_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from ._verify import load_targets, render, verify_targets
-    from ._verify import exit_code as aggregate
+    from ._formats import render
+    from ._targets import load_targets
+    from ._verify import exit_code, verify_targets
 
+    loaded = load_targets(args.targets)
+    progress = _Progress(len(loaded.targets), "verifying")
     try:
-        targets = load_targets(args.targets)
-    except ExpMechError as error:
-        print(f"expmech verify: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    progress = _Progress(len(targets), "verifying")
-    try:
-        verdicts = verify_targets(targets, progress=progress, **_prover_options(args))
+        verdicts = verify_targets(loaded.targets, progress=progress, **_prover_options(args, loaded.options))
     finally:
         progress.close()
     print(render(verdicts, args.format, version=_version()))
-    return aggregate(verdicts)
+    return exit_code(verdicts)
 
 
-def _slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "mechanism"
+def _output_directory(text: str) -> Path:
+    directory = Path(text)
+    if directory.exists() and not directory.is_dir():
+        raise InvalidArgument(f"--output={text!r} exists and is not a directory", parameter="output", value=text)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InvalidArgument(f"--output={text!r} cannot be created: {error.strerror or error}", parameter="output", value=text) from None
+    return directory
 
 
 def _certify(args: argparse.Namespace) -> int:
     from ..certificate._report import write_report
-    from ._verify import load_targets, verify_targets
-    from ._verify import exit_code as aggregate
+    from ._targets import load_targets, slug
+    from ._verify import exit_code, verify_targets
 
+    loaded = load_targets([args.target])
+    directory = _output_directory(args.output)
+    progress = _Progress(len(loaded.targets), "certifying")
     try:
-        targets = load_targets([args.target])
-    except ExpMechError as error:
-        print(f"expmech certify: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    directory = Path(args.output)
-    directory.mkdir(parents=True, exist_ok=True)
-    verdicts = verify_targets(targets, **_prover_options(args))
+        verdicts = verify_targets(loaded.targets, progress=progress, **_prover_options(args, loaded.options))
+    finally:
+        progress.close()
     for verdict in verdicts:
         if verdict.certificate is None:
-            print(f"ERROR    {verdict.target.name}: {verdict.error}", file=sys.stderr)
+            last = (verdict.error or "").strip().splitlines()[-1:] or [""]
+            print(f"ERROR    {verdict.target.name}: {verdict.failure} error: {last[0]}", file=sys.stderr)
             continue
-        stem = _slug(verdict.target.name)
+        stem = slug(verdict.target.name)
         path = verdict.certificate.write(directory / f"{stem}.cert.json")
         md, page = write_report(verdict.certificate, directory, stem)
         print(f"{verdict.status!s:8} {verdict.target.name}: {path} ({md.name}, {page.name})")
-    return aggregate(verdicts)
+    return exit_code(verdicts)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -136,10 +172,6 @@ def _check(args: argparse.Namespace) -> int:
 def _spec(args: argparse.Namespace) -> int:
     from ._spec_report import render_json, render_text, spec_reports
 
-    for name in ("instances", "attempts"):
-        if getattr(args, name) < 1:
-            print(f"expmech spec: --{name}={getattr(args, name)} must be >= 1", file=sys.stderr)
-            return EXIT_USAGE
     reports = spec_reports(instances=args.instances, attempts=args.attempts, seed=args.seed)
     print(render_json(reports) if args.format == "json" else render_text(reports))
     return EXIT_VERIFIED if all(r.holds for r in reports) else EXIT_VIOLATION
@@ -148,32 +180,28 @@ def _spec(args: argparse.Namespace) -> int:
 def _synth(args: argparse.Namespace) -> int:
     from ._synth import run_synth
 
-    try:
-        return run_synth(args)
-    except ExpMechError as error:
-        print(f"expmech synth: {error}", file=sys.stderr)
-        return EXIT_USAGE
+    return run_synth(args)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="expmech", description="Verify the exponential mechanism of differential privacy, exactly.")
+    parser = _Parser(prog="expmech", description="Verify the exponential mechanism of differential privacy, exactly.")
     parser.add_argument("--version", action="version", version=f"expmech {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
-    verify = commands.add_parser("verify", help="verify mechanisms (default: [tool.expmech] of ./pyproject.toml, else the built-in catalogue)")
+    verify = commands.add_parser("verify", help="verify mechanisms (default: the [tool.expmech] table of the nearest pyproject.toml)")
     verify.add_argument("targets", nargs="*", help="module:attr or a pyproject.toml with [tool.expmech]")
     verify.add_argument("--format", choices=("text", "json", "sarif", "junit"), default="text")
     certify = commands.add_parser("certify", help="write certificates and reports for a target")
     certify.add_argument("target", help="module:attr or a pyproject.toml with [tool.expmech]")
     certify.add_argument("-o", "--output", required=True, help="directory for the certificates and reports")
     for sub in (verify, certify):
-        sub.add_argument("--rlimit", type=int, default=None, help="z3 resource limit per query (deterministic)")
-        sub.add_argument("--timeout-ms", dest="timeout_ms", type=int, default=None, help="z3 wall-clock safety net per query")
+        sub.add_argument("--rlimit", type=_bounded_int(1, Z3_LIMIT), default=None, help="z3 resource limit per query (deterministic)")
+        sub.add_argument("--timeout-ms", dest="timeout_ms", type=_bounded_int(1, Z3_LIMIT), default=None, help="z3 wall-clock safety net per query")
     check = commands.add_parser("check", help="re-verify certificates independently")
     check.add_argument("certificates", nargs="+")
     spec = commands.add_parser("spec", help="list every statement of the source with its status")
     spec.add_argument("--format", choices=("text", "json"), default="text")
-    spec.add_argument("--instances", type=int, default=200, help="random instances per statement")
-    spec.add_argument("--attempts", type=int, default=2000, help="draws per dropped-hypothesis search")
+    spec.add_argument("--instances", type=_bounded_int(1, 10**6), default=200, help="random instances per statement")
+    spec.add_argument("--attempts", type=_bounded_int(1, 10**7), default=2000, help="draws per dropped-hypothesis search")
     spec.add_argument("--seed", type=int, default=0)
     synth = commands.add_parser("synth", help="release a synthetic dataset for a CSV of bit records (Blum–Ligett–Roth)")
     synth.add_argument("input", help="CSV of 0/1 records, one per line")
@@ -195,11 +223,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``expmech`` command with ``argv`` (default ``sys.argv[1:]``); return its exit code."""
     try:
         args = _parser().parse_args(argv)
-    except SystemExit as exit_:
+    except _ParserError as error:
+        print(str(error), file=sys.stderr)
+        return EXIT_USAGE
+    except SystemExit as exit_:  # --help and --version
         return EXIT_USAGE if exit_.code not in (0, None) else EXIT_VERIFIED
     handlers = {"verify": _verify, "certify": _certify, "check": _check, "spec": _spec, "synth": _synth}
     try:
         return handlers[args.command](args)
+    except BrokenPipeError:  # the reader of stdout went away (`| head`): not an internal error
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - silences the interpreter's final flush
+        return EXIT_BROKEN_PIPE
+    except InvalidArgument as error:  # a usage or configuration error: one line, exit 2
+        print(f"expmech {args.command}: {' '.join(str(error).split())}", file=sys.stderr)
+        return EXIT_USAGE
+    except PrecisionExhausted as error:
+        print(f"expmech {args.command}: inconclusive: {error}", file=sys.stderr)
+        return EXIT_INCONCLUSIVE
     except Exception as error:  # noqa: BLE001 - exit code 4, never a silent success
         print(f"expmech {args.command}: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         return EXIT_INTERNAL

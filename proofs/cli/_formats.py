@@ -1,0 +1,191 @@
+"""The outputs of ``expmech verify``: text, JSON, SARIF 2.1.0 and JUnit XML.
+
+SARIF results carry a physical location — the ``pyproject.toml`` line of the
+entry, or the file and line where the catalogue entry or mechanism is
+defined — relative to the current directory or the project root, so code
+scanning can point at it.  JUnit class names are relative and stable: the
+``pyproject.toml`` path or the dotted ``module.attr`` of the target.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from xml.sax.saxutils import escape, quoteattr
+
+from expmech.spec._errors import readable
+
+from .._outcome import Status
+from ..certificate._claims import recorded_pair
+from ._verify import Verdict, exit_code
+
+__all__ = ["render"]
+
+
+def _last_line(error: str | None) -> str:
+    return error.strip().splitlines()[-1] if error and error.strip() else ""
+
+
+def _lines(verdict: Verdict) -> list[str]:
+    target = verdict.target
+    if verdict.certificate is None:
+        kind = {"usage": "usage error", "inconclusive": "inconclusive"}.get(verdict.failure or "", "internal error")
+        return [f"ERROR    {target.name}: {kind}: {_last_line(verdict.error)}"]
+    sensitivity = verdict.claim("sensitivity") or {}
+    status = verdict.status
+    head = f"{status!s:8} {target.name}  "
+    relation = sensitivity.get("claimed") or sensitivity.get("bound")
+    if status is Status.PROVED:
+        tight = "tight" if sensitivity.get("tight") else "not shown tight"
+        lines = [head + f"ε = {verdict.certificate.epsilon}  (Δq = {relation}, {tight}; {target.neighbours.value}, ε₀ = {readable(target.epsilon)})"]
+    else:
+        lines = [head + f"no ε-DP claim: {sensitivity.get('reason', '')}"]
+    counterexample = recorded_pair(sensitivity, "counterexample")
+    if counterexample is not None:
+        lines.append(f"         counterexample: {counterexample}")
+    return lines
+
+
+def _text(verdicts: list[Verdict]) -> str:
+    lines = [line for v in verdicts for line in _lines(v)]
+    counts: dict[str, int] = {}
+    for v in verdicts:
+        key = "ERROR" if v.status is None else str(v.status)
+        counts[key] = counts.get(key, 0) + 1
+    lines.append(", ".join(f"{count} {key}" for key, count in sorted(counts.items())) + f" — exit code {exit_code(verdicts)}")
+    return "\n".join(lines)
+
+
+def _json(verdicts: list[Verdict]) -> str:
+    items = []
+    for v in verdicts:
+        sensitivity = v.claim("sensitivity") or {}
+        location = v.target.location
+        items.append(
+            {
+                "name": v.target.name,
+                "source": v.target.source,
+                "location": None if location is None else {"uri": location.uri, "line": location.line},
+                "status": None if v.status is None else str(v.status),
+                "error": v.failure,
+                "epsilon0": readable(v.target.epsilon),
+                "epsilon": None if v.certificate is None else v.certificate.epsilon,
+                "sensitivity": sensitivity.get("bound"),
+                "claimed": sensitivity.get("claimed"),
+                "tight": sensitivity.get("tight"),
+                "counterexample": sensitivity.get("counterexample"),
+                "reason": sensitivity.get("reason") if v.error is None else _last_line(v.error),
+                "digest": None if v.certificate is None else v.certificate.digest,
+            }
+        )
+    return json.dumps({"exit_code": exit_code(verdicts), "mechanisms": items}, indent=2, ensure_ascii=False)
+
+
+_RULES = [
+    ("expmech/refuted", "A claimed sensitivity or ε-DP guarantee is violated by a concrete counterexample"),
+    ("expmech/inconclusive", "No proof and no counterexample: no ε-DP claim is made"),
+    ("expmech/proved", "ε-differential privacy proved"),
+    ("expmech/usage-error", "The mechanism cannot be verified as configured"),
+    ("expmech/internal-error", "The verifier failed on this mechanism"),
+]
+_LEVEL = {Status.UNKNOWN: "warning", Status.TESTED: "warning", Status.BOUNDED: "note"}
+
+
+def _rule(verdict: Verdict) -> tuple[str, str]:
+    status = verdict.status
+    if status is None:
+        return ("expmech/usage-error", "error") if verdict.failure == "usage" else (
+            ("expmech/inconclusive", "warning") if verdict.failure == "inconclusive" else ("expmech/internal-error", "error")
+        )
+    if status is Status.REFUTED:
+        return "expmech/refuted", "error"
+    if status is Status.PROVED:
+        return "expmech/proved", "none"
+    return "expmech/inconclusive", _LEVEL[status]
+
+
+def _location(verdict: Verdict) -> dict[str, Any]:
+    target = verdict.target
+    location: dict[str, Any] = {
+        "logicalLocations": [{"name": target.name, "fullyQualifiedName": target.source, "kind": "function"}],
+    }
+    if target.location is not None:
+        artifact: dict[str, Any] = {"uri": target.location.uri}
+        if not target.location.uri.startswith("file:"):
+            artifact["uriBaseId"] = "%SRCROOT%"
+        location["physicalLocation"] = {"artifactLocation": artifact, "region": {"startLine": target.location.line}}
+    return location
+
+
+def _sarif(verdicts: list[Verdict], version: str) -> str:
+    index = {rule: i for i, (rule, _) in enumerate(_RULES)}
+    results = []
+    for v in verdicts:
+        rule, level = _rule(v)
+        text = "; ".join(_lines(v)) if v.certificate is not None else f"{v.target.name}: {_last_line(v.error)}"
+        results.append(
+            {
+                "ruleId": rule,
+                "ruleIndex": index[rule],
+                "level": level,
+                "kind": "pass" if v.status is Status.PROVED else "fail",
+                "message": {"text": " ".join(text.split())},
+                "locations": [_location(v)],
+            }
+        )
+    document = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "expmech",
+                        "version": version,
+                        "informationUri": "https://pypi.org/project/expmech/",
+                        "rules": [{"id": rule, "shortDescription": {"text": text}} for rule, text in _RULES],
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def _junit(verdicts: list[Verdict]) -> str:
+    failures = sum(1 for v in verdicts if v.status is Status.REFUTED)
+    errors = sum(1 for v in verdicts if v.status is None)
+    skipped = sum(1 for v in verdicts if v.status is not None and v.status not in (Status.PROVED, Status.REFUTED))
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<testsuites><testsuite name="expmech verify" tests="{len(verdicts)}" failures="{failures}" errors="{errors}" skipped="{skipped}">',
+    ]
+    for v in verdicts:
+        target = v.target
+        where = "" if target.location is None or target.location.uri.startswith("file:") else (
+            f" file={quoteattr(target.location.uri)} line={quoteattr(str(target.location.line))}"
+        )
+        lines.append(f"  <testcase classname={quoteattr(target.group)} name={quoteattr(target.name)}{where}>")
+        text = escape("\n".join(_lines(v)))
+        if v.status is Status.REFUTED:
+            lines.append(f"    <failure message={quoteattr('REFUTED')}>{text}</failure>")
+        elif v.status is None:
+            lines.append(f"    <error message={quoteattr((v.failure or 'internal') + ' error')}>{escape(v.error or '')}</error>")
+        elif v.status is not Status.PROVED:
+            lines.append(f"    <skipped message={quoteattr(str(v.status) + ': no ε-DP claim')}/>")
+        lines.append("  </testcase>")
+    lines.append("</testsuite></testsuites>")
+    return "\n".join(lines)
+
+
+def render(verdicts: list[Verdict], fmt: str, *, version: str = "") -> str:
+    """The report in ``text``, ``json``, ``sarif`` (2.1.0) or ``junit`` (XML)."""
+    if fmt == "json":
+        return _json(verdicts)
+    if fmt == "sarif":
+        return _sarif(verdicts, version)
+    if fmt == "junit":
+        return _junit(verdicts)
+    return _text(verdicts)

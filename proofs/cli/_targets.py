@@ -1,0 +1,297 @@
+"""Targets of ``expmech verify`` and ``certify``: resolved, validated and located before any work.
+
+A target is ``module:attr`` (a catalogue entry, a list or tuple of them, or a
+mechanism dict with ``quality``, ``epsilon``, ``neighbours`` and optionally
+``claimed`` and ``name``) or a ``pyproject.toml`` whose ``[tool.expmech]``
+table lists ``mechanisms`` and/or ``targets``.  With no target, the nearest
+``pyproject.toml`` (the current directory or a parent) must have that table:
+nothing is verified by default.  The project root — the directory of that
+``pyproject.toml``, else the current directory — goes first on ``sys.path``
+(as pytest does with its rootdir) so ``module:attr`` of the user's own
+project imports.  Each target knows where it is declared (the entry's line in
+``pyproject.toml``, or the line of its definition in the module), for SARIF.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import importlib
+import importlib.util
+import inspect
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import sympy
+
+from expmech.spec import LogLikelihood, Neighbours, QualityFunction
+
+from ._config import Config, ConfigEntry, find_pyproject, read_config, schema
+from ._values import UsageError, parse_claim, parse_epsilon, parse_neighbours, shown
+
+__all__ = ["Location", "Target", "TargetSet", "load_targets", "slug"]
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a mechanism is declared: a file (relative to the project root when under it) and a 1-based line."""
+
+    uri: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Target:
+    """One validated mechanism to verify; ``source`` is a stable, relative description of where it came from."""
+
+    name: str
+    quality: QualityFunction | LogLikelihood
+    epsilon: Fraction
+    neighbours: Neighbours
+    claimed: sympy.Expr | None
+    source: str
+    group: str
+    location: Location | None = None
+    base_measure: Any = None
+
+
+@dataclass(frozen=True)
+class TargetSet:
+    """The targets of one run and the prover options the configuration sets (command-line flags win)."""
+
+    targets: list[Target]
+    root: Path
+    options: dict[str, int]
+
+
+def slug(name: str) -> str:
+    """The file stem of a mechanism's certificate and reports."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-.") or "mechanism"
+
+
+def _relative(path: Path, bases: tuple[Path, ...]) -> str:
+    """``path`` relative to the first base holding it (the current directory, then the project root), else a file URI."""
+    for base in bases:
+        try:
+            return path.resolve().relative_to(base.resolve()).as_posix()
+        except ValueError:
+            continue
+    return path.resolve().as_uri()
+
+
+def put_root_on_path(root: Path) -> None:
+    """Put the project root first on ``sys.path`` (once), as pytest does with its rootdir."""
+    entry = str(root.resolve())
+    if entry not in sys.path:
+        sys.path.insert(0, entry)
+
+
+def _import(reference: str, where: str, name: str) -> tuple[Any, Any]:
+    """The object ``module:attr`` names, and its module; any failure is a usage error naming the reference."""
+    module_name, _, attr = reference.partition(":")
+    if not re.fullmatch(schema()["$defs"]["reference"]["pattern"], reference):
+        raise UsageError(f"{where}: {name}={shown(reference)} must be \"module:attr\" or a pyproject.toml", parameter=name, value=reference)
+    try:
+        module: Any = importlib.import_module(module_name)
+    except (Exception, SystemExit) as error:  # noqa: BLE001 - the user's module failed to import: a usage error
+        detail = str(error).splitlines()[0] if str(error) else ""
+        raise UsageError(
+            f"{where}: {name}={shown(reference)}: cannot import {module_name!r}: {type(error).__name__}: {detail}",
+            parameter=name,
+            value=reference,
+        ) from None
+    value = module
+    for part in attr.split("."):
+        try:
+            value = getattr(value, part)
+        except AttributeError:
+            raise UsageError(f"{where}: {name}={shown(reference)}: {module_name!r} has no attribute {attr!r}", parameter=name, value=reference) from None
+        except Exception as error:  # noqa: BLE001 - a property of the user's object raised
+            raise UsageError(f"{where}: {name}={shown(reference)}: {type(error).__name__}: {error}", parameter=name, value=reference) from None
+    return value, module
+
+
+def _definition(module: Any, attr: str, bases: tuple[Path, ...], depth: int = 0) -> tuple[Location | None, list[int]]:
+    """Where ``attr`` is assigned in ``module`` (via inspect and ast, following ``from … import``), and its items' lines."""
+    try:
+        path = inspect.getsourcefile(module)
+        source = Path(path).read_text(encoding="utf-8") if path else None
+        tree = ast.parse(source) if source is not None else None
+    except (TypeError, OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return None, []
+    if path is None or tree is None:
+        return None, []
+    uri = _relative(Path(path), bases)
+    head = attr.split(".")[0]
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == head for t in targets):
+            value = getattr(node, "value", None)
+            items = [item.lineno for item in value.elts] if isinstance(value, ast.List | ast.Tuple) and head == attr else []
+            return Location(uri, node.lineno), items
+        if isinstance(node, ast.FunctionDef | ast.ClassDef) and node.name == head:
+            return Location(uri, node.lineno), []
+        if isinstance(node, ast.ImportFrom) and depth < 5 and any((alias.asname or alias.name) == head for alias in node.names):
+            original = next(alias.name for alias in node.names if (alias.asname or alias.name) == head)
+            try:
+                package = module.__name__ if hasattr(module, "__path__") else module.__name__.rpartition(".")[0]
+                source_module = importlib.import_module(importlib.util.resolve_name("." * node.level + (node.module or ""), package))
+            except (ImportError, ValueError):
+                break
+            return _definition(source_module, original + attr[len(head):], bases, depth + 1)
+    return Location(uri, 1), []
+
+
+_KNOWN = ("name", "quality", "epsilon", "neighbours", "claimed", "base_measure")
+
+
+def _mechanism(fields: dict[str, Any], *, source: str, group: str, where: str, prefix: str, location: Location | None) -> Target:
+    """A validated target from a mechanism's fields (the quality already imported, or as ``module:attr``)."""
+    for key in fields:
+        if key not in _KNOWN:
+            close = difflib.get_close_matches(str(key), _KNOWN, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(_KNOWN)}"
+            raise UsageError(f"{where}: {prefix}{key}={shown(fields[key])} is not a known key; {hint}", parameter=f"{prefix}{key}", value=fields[key])
+    for key in ("quality", "epsilon", "neighbours"):
+        if key not in fields:
+            raise UsageError(f"{where}: {prefix.rstrip('.') or 'the mechanism'} needs the key {key!r}", parameter=f"{prefix}{key}", value=None)
+    quality = fields["quality"]
+    if isinstance(quality, str):
+        quality, _ = _import(quality, where, f"{prefix}quality")
+    if not isinstance(quality, QualityFunction | LogLikelihood):
+        raise UsageError(
+            f"{where}: {prefix}quality={shown(fields['quality'])} is {type(quality).__name__}, not an expmech.spec.QualityFunction or LogLikelihood "
+            "(black-box callables can only be falsified: see expmech.proofs.falsify)",
+            parameter=f"{prefix}quality",
+            value=fields["quality"],
+        )
+    name = fields.get("name", quality.name)
+    if not isinstance(name, str) or not name.strip():
+        raise UsageError(f"{where}: {prefix}name={shown(name)} must be a non-empty string", parameter=f"{prefix}name", value=name)
+    return Target(
+        name=name,
+        quality=quality,
+        epsilon=parse_epsilon(fields["epsilon"], name=f"{prefix}epsilon", where=where),
+        neighbours=parse_neighbours(fields["neighbours"], name=f"{prefix}neighbours", where=where),
+        claimed=parse_claim(fields.get("claimed"), name=f"{prefix}claimed", where=where, likelihood=isinstance(quality, LogLikelihood)),
+        source=source,
+        group=group,
+        location=location,
+        base_measure=fields.get("base_measure"),
+    )
+
+
+def _from_value(value: Any, reference: str, location: Location | None, items: list[int]) -> list[Target]:
+    """Targets from the object ``reference`` names: an entry, a dict, or a list/tuple of them."""
+    group = reference.replace(":", ".")
+
+    def one(item: Any, source: str, where_location: Location | None) -> Target:
+        where = source
+        if isinstance(item, dict):
+            return _mechanism(item, source=source, group=group, where=where, prefix="", location=where_location)
+        if all(hasattr(item, attr) for attr in ("name", "quality", "epsilon", "neighbours", "claimed_sensitivity")):
+            fields = {
+                "name": item.name, "quality": item.quality, "epsilon": item.epsilon, "neighbours": item.neighbours,
+                "claimed": item.claimed_sensitivity, "base_measure": getattr(item, "base_measure", None),
+            }
+            return _mechanism(fields, source=source, group=group, where=where, prefix="", location=where_location)
+        if isinstance(item, QualityFunction | LogLikelihood):
+            raise UsageError(
+                f"{where}: is a quality function alone; a mechanism also needs epsilon and neighbours "
+                "(a dict, a catalogue entry, or a [tool.expmech] mechanisms entry)",
+                parameter="target",
+                value=reference,
+            )
+        raise UsageError(f"{where}: {shown(item)} is not a mechanism (a catalogue entry or a mechanism dict)", parameter="target", value=reference)
+
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        if not value:
+            raise UsageError(f"{reference}: is empty; there is nothing to verify", parameter="target", value=reference)
+        found = []
+        for index, item in enumerate(value):
+            line = items[index] if index < len(items) and location is not None else None
+            item_location = Location(location.uri, line) if location is not None and line is not None else location
+            found.append(one(item, f"{reference}[{index}]", item_location))
+        return found
+    return [one(value, reference, location)]
+
+
+def _from_config(config: Config, bases: tuple[Path, ...]) -> list[Target]:
+    targets = []
+    label = _relative(config.path, bases)
+    for entry in config.mechanisms:
+        targets.append(
+            _mechanism(
+                entry.value, source=f"{label}:{entry.key}", group=label, where=f"{config.display}:{entry.line}",
+                prefix=f"{entry.key}.", location=Location(label, entry.line),
+            )
+        )
+    for entry in config.targets:
+        where = f"{config.display}:{entry.line}"
+        targets.extend(_reference(entry.value, bases, where=where, name=entry.key, fallback=Location(label, entry.line)))
+    return targets
+
+
+def _reference(reference: str, bases: tuple[Path, ...], *, where: str, name: str, fallback: Location | None = None) -> list[Target]:
+    value, module = _import(reference, where, name)
+    location, items = _definition(module, reference.partition(":")[2], bases)
+    return _from_value(value, reference, location or fallback, items)
+
+
+def _where(target: Target) -> str:
+    location = target.location
+    return f"{target.source} ({location.uri}:{location.line})" if location is not None else target.source
+
+
+def _check_unique(targets: list[Target]) -> None:
+    """Two mechanisms whose names give one certificate file would overwrite each other: refuse them."""
+    seen: dict[str, Target] = {}
+    for target in targets:
+        stem = slug(target.name)
+        if stem in seen:
+            other = seen[stem]
+            clash = "is also the name of" if other.name == target.name else f"gives the same certificate file {stem}.cert.json as {shown(other.name)},"
+            raise UsageError(
+                f"{_where(target)}: name={shown(target.name)} {clash} {_where(other)}; give each mechanism its own name",
+                parameter="name",
+                value=target.name,
+            )
+        seen[stem] = target
+
+
+def load_targets(references: list[str], *, cwd: Path | None = None) -> TargetSet:
+    """Resolve and validate every target before any work; :class:`UsageError` (exit 2) names the first bad one."""
+    here = cwd or Path.cwd()
+    targets: list[Target] = []
+    options: dict[str, int] = {}
+    if not references:
+        found = find_pyproject(here)
+        if found is None:
+            raise UsageError(
+                f"no pyproject.toml in {here} or its parents; name a target (expmech verify module:attr, "
+                "e.g. expmech.impl:CATALOGUE) or add a [tool.expmech] table",
+                parameter="target",
+                value=None,
+            )
+        references = [str(found)]
+    root = (find_pyproject(here) or here / "pyproject.toml").parent
+    for reference in references:
+        path = Path(reference)
+        if reference.endswith(".toml") or path.is_file() or path.is_dir() or "/" in reference or "\\" in reference:
+            config = read_config(path, cwd=here)
+            root = config.root
+            put_root_on_path(root)
+            targets.extend(_from_config(config, (here, root)))
+            for key, value in (("rlimit", config.rlimit), ("timeout_ms", config.timeout_ms)):
+                if value is not None:
+                    options[key] = value
+        else:
+            put_root_on_path(root)
+            targets.extend(_reference(reference, (here, root), where=reference, name="target"))
+    _check_unique(targets)
+    return TargetSet(targets, root, options)

@@ -1,0 +1,140 @@
+"""Values given to the command line or the configuration: parsed exactly, refused by name.
+
+Every refusal is a :class:`UsageError` (exit code 2) whose one-line message
+names the parameter and its value as the user wrote it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+from expmech.spec import ExpMechError, InvalidArgument, Neighbours
+from expmech.spec._errors import readable
+from expmech.spec._validate import as_rational
+
+from ..prover._likelihood import _parse_claim as _parse_likelihood_claim
+from ..prover._sensitivity import _parse_claim
+
+__all__ = ["MAX_DIGITS", "UsageError", "parse_claim", "parse_epsilon", "parse_neighbours", "parse_rational", "shown"]
+
+MAX_DIGITS = 100
+_RATIO = re.compile(r"[+-]?\d+(/\d+)?")
+_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+class UsageError(InvalidArgument):
+    """A target, option or configuration value that cannot be used (exit code 2)."""
+
+
+def shown(value: Any, limit: int = 80) -> str:
+    """``value`` as the user wrote it: TOML/JSON style for strings, booleans and decimals; rationals as ``1/2``."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+    elif isinstance(value, Decimal):
+        text = {"NaN": "nan", "sNaN": "nan", "Infinity": "inf", "-Infinity": "-inf"}.get(str(value), str(value).replace("E", "e"))
+    elif isinstance(value, list):
+        text = "[" + ", ".join(shown(v, limit) for v in value) + "]"
+    elif isinstance(value, dict):
+        text = "{ " + ", ".join(f"{k} = {shown(v, limit)}" for k, v in value.items()) + " }"
+    else:
+        text = readable(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _refuse(where: str, name: str, value: Any, problem: str) -> UsageError:
+    return UsageError(f"{where}: {name}={shown(value)} {problem}", parameter=name, value=value)
+
+
+def parse_rational(value: Any, *, name: str, where: str) -> Fraction:
+    """An exact rational from ``"p/q"``, ``"p"``, a decimal string, an int, a TOML decimal or any exact number.
+
+    Decimals are converted exactly (``0.1`` is ``1/10``); NaN, infinities,
+    booleans and more than 100 digits are refused.
+    """
+    if isinstance(value, str):
+        text = value.strip()
+        if len(text) > 2 * MAX_DIGITS or not (_RATIO.fullmatch(text) or _DECIMAL.fullmatch(text)):
+            raise _refuse(where, name, value, 'must be a rational written "p/q" (e.g. "1/10") or a decimal')
+        if "/" not in text:
+            value = Decimal(text)
+        else:
+            top, bottom = text.split("/")
+            if int(bottom) == 0:
+                raise _refuse(where, name, value, "has a zero denominator")
+            return _bounded(Fraction(int(top), int(bottom)), name, where, value)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise _refuse(where, name, value, 'must be a finite rational, written "p/q"')
+        if abs(value.adjusted()) > MAX_DIGITS or len(value.as_tuple().digits) > MAX_DIGITS:
+            raise _refuse(where, name, value, f"has more than {MAX_DIGITS} digits")
+    try:
+        return _bounded(as_rational(value, name=name), name, where, value)
+    except ExpMechError:
+        raise _refuse(where, name, value, 'must be a rational written "p/q", an integer or a decimal') from None
+
+
+def _bounded(result: Fraction, name: str, where: str, written: Any) -> Fraction:
+    if max(len(str(abs(result.numerator))), len(str(result.denominator))) > MAX_DIGITS:
+        raise _refuse(where, name, written, f"has more than {MAX_DIGITS} digits")
+    return result
+
+
+def parse_epsilon(value: Any, *, name: str, where: str) -> Fraction:
+    """ε₀: an exact rational > 0 (see :func:`parse_rational`)."""
+    result = parse_rational(value, name=name, where=where)
+    if result <= 0:
+        raise _refuse(where, name, value, "must be > 0")
+    return result
+
+
+def parse_neighbours(value: Any, *, name: str, where: str) -> Neighbours:
+    """The neighbour relation, by name or as :class:`~expmech.spec.Neighbours`, with a "did you mean"."""
+    if isinstance(value, Neighbours):
+        return value
+    choices = [relation.value for relation in Neighbours]
+    if isinstance(value, str) and value in choices:
+        return Neighbours(value)
+    close = difflib.get_close_matches(value, choices, n=1, cutoff=0.6) if isinstance(value, str) else []
+    hint = f"; did you mean {json.dumps(close[0])}?" if close else ""
+    raise _refuse(where, name, value, f"must be {' or '.join(json.dumps(c) for c in choices)}{hint}")
+
+
+_LOG_CLAIM = re.compile(r"(\s*([0-9]+|log|[-+*/()])\s*)+")
+
+
+def parse_claim(value: Any, *, name: str, where: str, likelihood: bool = False) -> sympy.Expr | None:
+    """The claimed Δq: None, an exact rational >= 0, or an expression in ``n`` such as ``"1/n"``.
+
+    For a log-likelihood quality (``likelihood=True``) it is ``c0 + Σ c_i·log(ρ_i)``, such as ``"log(9)"``.
+    """
+    if value is None:
+        return None
+    written = value
+    if not isinstance(value, str | sympy.Basic):
+        value = parse_rational(value, name=name, where=where)
+    elif isinstance(value, str) and (_RATIO.fullmatch(value.strip()) or _DECIMAL.fullmatch(value.strip())):
+        value = parse_rational(value, name=name, where=where)
+    try:
+        if not likelihood:
+            return _parse_claim(value)
+        if isinstance(value, str):
+            if len(value) > 200 or "**" in value or not _LOG_CLAIM.fullmatch(value):
+                raise InvalidArgument("must be written with integers, log( ), + - * / and parentheses", parameter=name, value=value)
+            try:
+                value = sympy.sympify(value, locals={"log": sympy.log})
+            except (sympy.SympifyError, SyntaxError, TypeError, ValueError, ZeroDivisionError):
+                raise InvalidArgument("is not an expression in log( )", parameter=name, value=value) from None
+        return _parse_likelihood_claim(value)
+    except ExpMechError as error:
+        message = str(error)
+        problem = message.split(" ", 1)[1] if message.startswith("claimed=") else message
+        raise _refuse(where, name, written, problem) from None
