@@ -331,3 +331,11 @@ def test_exit_4_is_unreachable_from_malformed_configuration(project, isolated, c
     if code == 2 and not captured.out:
         assert captured.err.count("\n") == 1, captured.err
 
+
+
+def test_sys_path_is_left_as_it_was(monkeypatch):
+    """The root is on sys.path only while targets import: the checkout's bare folders never become importable."""
+    monkeypatch.chdir(REPO)
+    before = list(sys.path)
+    assert len(load_targets([]).targets) >= 10
+    assert sys.path == before

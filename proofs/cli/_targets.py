@@ -7,8 +7,8 @@ table lists ``mechanisms`` and/or ``targets``.  With no target, the nearest
 ``pyproject.toml`` (the current directory or a parent) must have that table:
 nothing is verified by default.  The project root — the directory of that
 ``pyproject.toml``, else the current directory — goes first on ``sys.path``
-(as pytest does with its rootdir) so ``module:attr`` of the user's own
-project imports.  Each target knows where it is declared (the entry's line in
+while the targets are imported (as pytest does with its rootdir) so
+``module:attr`` of the user's own project imports.  Each target knows where it is declared (the entry's line in
 ``pyproject.toml``, or the line of its definition in the module), for SARIF.
 """
 
@@ -21,7 +21,8 @@ import importlib.util
 import inspect
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -84,11 +85,23 @@ def _relative(path: Path, bases: tuple[Path, ...]) -> str:
     return path.resolve().as_uri()
 
 
-def put_root_on_path(root: Path) -> None:
-    """Put the project root first on ``sys.path`` (once), as pytest does with its rootdir."""
+@contextmanager
+def root_on_path(root: Path) -> Iterator[None]:
+    """The project root first on ``sys.path`` while targets are imported (as pytest does with its rootdir).
+
+    Removed again afterwards: the modules stay imported, and a caller's own
+    ``sys.path`` is left as it was (only QualityFunction expressions are used
+    later, so no user code imports anything after loading).
+    """
     entry = str(root.resolve())
-    if entry not in sys.path:
+    added = entry not in sys.path
+    if added:
         sys.path.insert(0, entry)
+    try:
+        yield
+    finally:
+        if added and entry in sys.path:
+            sys.path.remove(entry)
 
 
 def _import(reference: str, where: str, name: str) -> tuple[Any, Any]:
@@ -285,13 +298,13 @@ def load_targets(references: list[str], *, cwd: Path | None = None) -> TargetSet
         if reference.endswith(".toml") or path.is_file() or path.is_dir() or "/" in reference or "\\" in reference:
             config = read_config(path, cwd=here)
             root = config.root
-            put_root_on_path(root)
-            targets.extend(_from_config(config, (here, root)))
+            with root_on_path(root):
+                targets.extend(_from_config(config, (here, root)))
             for key, value in (("rlimit", config.rlimit), ("timeout_ms", config.timeout_ms)):
                 if value is not None:
                     options[key] = value
         else:
-            put_root_on_path(root)
-            targets.extend(_reference(reference, (here, root), where=reference, name="target"))
+            with root_on_path(root):
+                targets.extend(_reference(reference, (here, root), where=reference, name="target"))
     _check_unique(targets)
     return TargetSet(targets, root, options)
