@@ -32,6 +32,8 @@ def project(tmp_path_factory):
             schema, outputs = RecordSchema(x=IntRange(0, 3)), OutputSpace(r=IntRange(0, 3))
             threshold = QualityFunction(count(schema["x"] >= outputs["r"]), schema=schema, outputs=outputs, name="threshold")
             entry = {"quality": threshold, "epsilon": "1/4", "neighbours": "replace-one", "claimed": 1}
+            from expmech.impl import POSTERIOR_CATALOGUE
+            categorical = POSTERIOR_CATALOGUE[1].quality  # a LogLikelihood with a uniform prior
             not_a_mechanism = 42
 
             def __getattr__(name):
@@ -339,3 +341,13 @@ def test_sys_path_is_left_as_it_was(monkeypatch):
     before = list(sys.path)
     assert len(load_targets([]).targets) >= 10
     assert sys.path == before
+
+
+@pytest.mark.parametrize(("claimed", "code"), [('"log(2)"', 0), ('"2*log(2)"', 0), ('"1/2"', 1), ('"log("', 2), ('"exp(1)"', 2), ('"-log(2)"', 2), ('"9**9**9"', 2)])
+def test_log_likelihood_claims_in_the_table(project, isolated, capsys, claimed, code):
+    """A LogLikelihood quality takes Δq claims such as "log(2)"; anything else is exit 2 naming it."""
+    path = write(project, f'[tool.expmech]\nmechanisms = [{{ quality = "{MODULE}:categorical", epsilon = "1/2", neighbours = "replace-one", claimed = {claimed} }}]\n')
+    result, out, err = run(["verify", str(path)], capsys)
+    assert result == code, out + err
+    if code == 2:
+        assert_usage_error(result, err, f"mechanisms[0].claimed={claimed}")
