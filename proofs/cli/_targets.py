@@ -183,7 +183,8 @@ def _mechanism(fields: dict[str, Any], *, source: str, group: str, where: str, p
             parameter=f"{prefix}quality",
             value=fields["quality"],
         )
-    name = fields.get("name", quality.name)
+    fallback = str(fields["quality"]).rpartition(":")[2] if isinstance(fields["quality"], str) else source.rpartition(":")[2]
+    name = fields["name"] if fields.get("name") is not None else (getattr(quality, "name", None) or fallback)
     if not isinstance(name, str) or not name.strip():
         raise UsageError(f"{where}: {prefix}name={shown(name)} must be a non-empty string", parameter=f"{prefix}name", value=name)
     return Target(

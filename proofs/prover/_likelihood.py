@@ -31,7 +31,7 @@ import z3
 
 from expmech.impl import LogLinear
 from expmech.spec import InvalidArgument, InvalidType, LogLikelihood, Neighbours, QualityError
-from expmech.spec._errors import describe
+from expmech.spec._errors import describe, readable
 
 from .._outcome import Status
 from ._encoding import domain_constraint as _domain_constraint
@@ -217,7 +217,7 @@ def prove_likelihood_ratio(
             if value > 0:
                 raise _Unknown("z3's model of a vanishing likelihood does not re-evaluate to <= 0")
             point = prover.witness(a, None, theta, value)
-            return result(Status.REFUTED, f"the likelihood is 0 at θ={point.output!r} for record {point.record1!r}: the support is not "
+            return result(Status.REFUTED, f"the likelihood is 0 at θ={readable(point.output)} for record {readable(point.record1)}: the support is not "
                           "clipped away from a zero likelihood, so Δq = ln ρ is infinite and no finite ε holds",
                           bound=sympy.oo, counterexample=point)
         ratio, best = _guess(quality, relation)
@@ -244,7 +244,7 @@ def prove_likelihood_ratio(
         return result(Status.UNKNOWN, f"the likelihood could not be evaluated: {error}")
     bound = sympy.log(sympy.Rational(ratio.numerator, ratio.denominator))
     if claim is not None and LogLinear.from_sympy(claim) < LogLinear.log(ratio):
-        return result(Status.REFUTED, f"the likelihood ratio {ratio} at θ={witness.output!r} gives a change ln {ratio} > claimed {claim}",
+        return result(Status.REFUTED, f"the likelihood ratio {ratio} at θ={readable(witness.output)} gives a change ln {ratio} > claimed {claim}",
                       ratio=ratio, bound=bound, counterexample=witness)
     looser = "" if claim is None or LogLinear.from_sympy(claim) == LogLinear.log(ratio) else f"; the claim {claim} is looser than ln {ratio}"
     return result(Status.PROVED, f"Δq = ln {ratio}: no record pair and parameter exceed the likelihood ratio {ratio}, and a witness attains it{looser}",
