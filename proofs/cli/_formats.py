@@ -10,10 +10,12 @@ scanning can point at it.  JUnit class names are relative and stable: the
 from __future__ import annotations
 
 import json
+import math
+from fractions import Fraction
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from expmech.spec._errors import readable
+from expmech.spec._errors import approximate, readable
 
 from .._outcome import Status
 from ..certificate._claims import recorded_pair
@@ -40,6 +42,12 @@ def _lines(verdict: Verdict) -> list[str]:
         lines = [head + f"ε = {verdict.certificate.epsilon}  (Δq = {relation}, {tight}; {target.neighbours.value}, ε₀ = {readable(target.epsilon)})"]
     else:
         lines = [head + f"no ε-DP claim: {sensitivity.get('reason', '')}"]
+    truthfulness = verdict.claim("truthfulness")
+    if truthfulness is not None:
+        approx = Fraction(truthfulness["utility_bound"]) * Fraction(math.expm1(float(Fraction(truthfulness["epsilon"]))))
+        lines.append(
+            f"         truthfulness {truthfulness['status']}: no report gains more than (e^ε − 1)·U = {truthfulness['bound']} ≈ {approximate(approx)}"
+        )
     counterexample = recorded_pair(sensitivity, "counterexample")
     if counterexample is not None:
         lines.append(f"         counterexample: {counterexample}")

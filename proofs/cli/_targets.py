@@ -59,6 +59,7 @@ class Target:
     group: str
     location: Location | None = None
     base_measure: Any = None
+    auction: Any = None
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,7 @@ def _definition(module: Any, attr: str, bases: tuple[Path, ...], depth: int = 0)
     return Location(uri, 1), []
 
 
-_KNOWN = ("name", "quality", "epsilon", "neighbours", "claimed", "base_measure")
+_KNOWN = ("name", "quality", "epsilon", "neighbours", "claimed", "base_measure", "auction")
 
 
 def _mechanism(fields: dict[str, Any], *, source: str, group: str, where: str, prefix: str, location: Location | None) -> Target:
@@ -197,6 +198,7 @@ def _mechanism(fields: dict[str, Any], *, source: str, group: str, where: str, p
         group=group,
         location=location,
         base_measure=fields.get("base_measure"),
+        auction=fields.get("auction"),
     )
 
 
@@ -212,6 +214,7 @@ def _from_value(value: Any, reference: str, location: Location | None, items: li
             fields = {
                 "name": item.name, "quality": item.quality, "epsilon": item.epsilon, "neighbours": item.neighbours,
                 "claimed": item.claimed_sensitivity, "base_measure": getattr(item, "base_measure", None),
+                "auction": getattr(item, "auction", None),
             }
             return _mechanism(fields, source=source, group=group, where=where, prefix="", location=where_location)
         if isinstance(item, QualityFunction | LogLikelihood):

@@ -76,6 +76,7 @@ def verify_targets(targets: list[Target], *, progress: Callable[[], None] | None
                 neighbours=target.neighbours,
                 claimed=target.claimed,
                 base_measure=target.base_measure,
+                **({"auction": target.auction} if target.auction is not None else {}),
                 **prover_options,
             )
             verdicts.append(Verdict(target, certificate))
