@@ -14,6 +14,7 @@ from ._loglinear import LogLinear
 from ._mechanism import Distribution, ExponentialMechanism, PrivacyLoss
 from ._permute_flip import PermuteAndFlip
 from ._posterior import PosteriorDistribution, PosteriorSampling
+from ._radical import LogRadicalRatio, RadicalRatio, RadicalSum
 from ._random import sample_bernoulli, sample_bernoulli_exp
 
 __all__ = [
@@ -31,10 +32,13 @@ __all__ = [
     "InversionTable",
     "LogExpRatio",
     "LogLinear",
+    "LogRadicalRatio",
     "PermuteAndFlip",
     "PosteriorDistribution",
     "PosteriorSampling",
     "PrivacyLoss",
+    "RadicalRatio",
+    "RadicalSum",
     "catalogue_entry",
     "posted_price_utility",
     "sample_bernoulli",

@@ -22,6 +22,7 @@ from ._expsum import DEFAULT_MAX_PRECISION, ExpSum
 from ._inputs import check_base_measure, check_epsilon, check_outputs, check_quality, evaluate_scores
 from ._inversion import InversionTable
 from ._loglinear import LogLinear
+from ._radical import LogRadicalRatio
 from ._random import resolve_rng
 
 __all__ = ["Distribution", "ExponentialMechanism", "PrivacyLoss"]
@@ -268,15 +269,16 @@ class Distribution:
 class PrivacyLoss:
     """The exact privacy loss ``max_r |ln p1(r) − ln p2(r)|`` between two distributions.
 
-    ``value`` is a :class:`LogExpRatio` (the exponential mechanism) or a
-    :class:`LogLinear` (posterior sampling, possibly ``+∞``); ``output`` an
+    ``value`` is a :class:`LogExpRatio` (the exponential mechanism), a
+    :class:`LogLinear` (posterior sampling, possibly ``+∞``) or a
+    :class:`LogRadicalRatio` (a fractionally tempered posterior); ``output`` an
     output attaining the maximum; ``larger_on_first`` whether
     ``p1(output) >= p2(output)`` there.  Compares exactly with rationals:
     ``loss <= Fraction(1, 2)`` (and, for a ``LogLinear``, with sympy numbers
     such as ``2*log(3)``).
     """
 
-    value: LogExpRatio | LogLinear
+    value: LogExpRatio | LogLinear | LogRadicalRatio
     output: Hashable
     larger_on_first: bool
 

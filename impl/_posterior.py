@@ -1,19 +1,21 @@
-"""Posterior sampling over a finite parameter grid, exactly, with rationals alone.
+"""Posterior sampling over a finite parameter grid, exactly.
 
 Statement ``posterior-sampling``: drawing θ with probability proportional to
 ``π(θ)·L(d | θ)^{ε₀}`` is the exponential mechanism with base measure
 ``π`` and quality ``q = ln L``.  For a :class:`~expmech.spec.LogLikelihood`
-over a finite grid, ``L(d | θ)`` is a rational, so with an *integer*
-tempering factor ``ε₀ >= 1`` every weight, every probability and every
-likelihood ratio is a rational: the law is exact with ``Fraction`` alone, a
-draw needs only a uniform random integer, and the privacy loss
-``max_θ |ln p_d(θ) − ln p_{d'}(θ)|`` is the logarithm of a rational, compared
-exactly with ``ε = 2·ε₀·ln ρ`` as a :class:`LogLinear`.
+over a finite grid, ``L(d | θ)`` is a rational, so:
 
-A non-integer tempering factor ``ε₀ = a/b`` makes the weights ``L^{a/b}``
-algebraic, not rational; it is refused here with an error that says so (the
-privacy certificate, which needs only ``ε = 2·ε₀·ln ρ``, is still available
-from ``expmech.proofs.certify``).
+* with an *integer* tempering factor ``ε₀`` every weight, probability and
+  likelihood ratio is a rational: the law is exact with ``Fraction`` alone, a
+  draw needs only one uniform random integer, and the privacy loss
+  ``max_θ |ln p_d(θ) − ln p_{d'}(θ)|`` is the logarithm of a rational, compared
+  exactly with ``ε = 2·ε₀·ln ρ`` as a :class:`LogLinear`;
+* with a *fractional* tempering factor ``ε₀ = a/b`` the weights
+  ``π(θ)·(L^a)^{1/b}`` are real ``b``-th roots of rationals: probabilities are
+  :class:`RadicalRatio` values, the privacy loss a :class:`LogRadicalRatio`,
+  each comparison the exact sign of a sum of radicals (``expmech.impl._radical``),
+  and a draw inverts the CDF against rigorous ball enclosures, revealing the
+  uniform variable's bits lazily, so it is exact too.
 """
 
 from __future__ import annotations
@@ -25,12 +27,16 @@ from collections.abc import Hashable, Iterable
 from fractions import Fraction
 from typing import Any
 
+from flint import arb, ctx
+
 from expmech.spec import LogLikelihood
 from expmech.spec._errors import InvalidArgument, InvalidType, describe
 
 from ._inputs import check_base_measure, check_epsilon, check_outputs
+from ._expsum import DEFAULT_MAX_PRECISION
 from ._loglinear import LogLinear
 from ._mechanism import PrivacyLoss
+from ._radical import LogRadicalRatio, RadicalRatio, RadicalSum
 from ._random import resolve_rng
 
 __all__ = ["PosteriorDistribution", "PosteriorSampling"]
@@ -40,7 +46,8 @@ class PosteriorSampling:
     """One (tempered) posterior sample: the exponential mechanism with ``q = ln L`` and ``μ = prior``.
 
     ``quality`` is a :class:`~expmech.spec.LogLikelihood`; ``epsilon`` the
-    tempering factor ε₀, an integer >= 1 (1: the posterior itself);
+    tempering factor ε₀, a rational > 0 (1: the posterior itself; see the
+    module docstring for integer and fractional factors);
     ``outputs`` the parameter grid (default: every parameter of the quality's
     finite output space); ``base_measure`` the prior (``None``: uniform; a
     mapping or callable of rationals >= 0, not all zero).  Bad arguments raise
@@ -66,14 +73,6 @@ class PosteriorSampling:
             )
         self._quality = quality
         self._epsilon = check_epsilon(epsilon)
-        if self._epsilon.denominator != 1:
-            raise InvalidArgument(
-                f"epsilon={describe(epsilon)} must be an integer tempering factor >= 1 for the exact rational law "
-                "(a fractional power of a likelihood is algebraic, not rational); the ε-DP certificate of a fractional "
-                "tempering factor is available from expmech.proofs.certify",
-                parameter="epsilon",
-                value=epsilon,
-            )
         if outputs is None:
             if not quality.output_space.is_finite:
                 raise InvalidArgument(
@@ -93,7 +92,7 @@ class PosteriorSampling:
 
     @property
     def epsilon(self) -> Fraction:
-        """The tempering factor ε₀ (an integer)."""
+        """The tempering factor ε₀."""
         return self._epsilon
 
     @property
@@ -106,11 +105,15 @@ class PosteriorSampling:
         """The prior ``π(θ)`` of each parameter, in output order."""
         return self._base_measure
 
-    def weights(self, dataset: Any) -> tuple[Fraction, ...]:
-        """``π(θ)·L(d | θ)^{ε₀}`` for each θ, exactly."""
-        power = int(self._epsilon)
+    def weights(self, dataset: Any) -> tuple[Fraction, ...] | tuple[RadicalSum, ...]:
+        """``π(θ)·L(d | θ)^{ε₀}`` for each θ, exactly: Fractions for an integer ε₀, else :class:`RadicalSum` values."""
+        a, b = self._epsilon.numerator, self._epsilon.denominator
         likelihoods = self._quality.likelihoods(dataset, self._outputs)
-        return tuple(m * lik**power for m, lik in zip(self._base_measure, likelihoods))
+        if b == 1:
+            return tuple(m * lik**a for m, lik in zip(self._base_measure, likelihoods))
+        return tuple(
+            RadicalSum.root(lik**a, b, m) if m and lik else RadicalSum() for m, lik in zip(self._base_measure, likelihoods)
+        )
 
     def distribution(self, dataset: Any) -> PosteriorDistribution:
         """The exact law of the (tempered) posterior sample on ``dataset``.
@@ -119,14 +122,13 @@ class PosteriorSampling:
         mass where the data have positive likelihood).
         """
         weights = self.weights(dataset)
-        total = sum(weights, Fraction(0))
-        if total == 0:
+        if all(w == 0 for w in weights):
             raise InvalidArgument(
                 "every parameter has posterior weight 0: the prior gives no mass where the data have positive likelihood",
                 parameter="dataset",
                 value=dataset,
             )
-        return PosteriorDistribution(self, weights, total)
+        return PosteriorDistribution(self, weights)
 
     def privacy_loss(self, dataset1: Any, dataset2: Any) -> PrivacyLoss:
         """The exact ``max_θ |ln p1(θ) − ln p2(θ)|`` over parameters either law can draw (``+∞`` if only one can)."""
@@ -141,15 +143,19 @@ class PosteriorSampling:
 
 
 class PosteriorDistribution:
-    """The exact law ``p(θ) = w(θ) / Σ w`` of one posterior sample, ``w(θ) = π(θ)·L(d | θ)^{ε₀}``."""
+    """The exact law ``p(θ) = w(θ) / Σ w`` of one posterior sample, ``w(θ) = π(θ)·L(d | θ)^{ε₀}``.
+
+    Probabilities are ``Fraction`` values for an integer ε₀ and
+    :class:`RadicalRatio` values for a fractional one; both compare exactly.
+    """
 
     __slots__ = ("_mechanism", "_weights", "_total", "_table")
 
-    def __init__(self, mechanism: PosteriorSampling, weights: tuple[Fraction, ...], total: Fraction) -> None:
+    def __init__(self, mechanism: PosteriorSampling, weights: tuple[Fraction, ...] | tuple[RadicalSum, ...]) -> None:
         self._mechanism = mechanism
-        self._weights = weights
-        self._total = total
-        self._table: tuple[list[int], int] | None = None
+        self._weights: tuple[Any, ...] = weights
+        self._total: Any = sum(weights[1:], weights[0])
+        self._table: Any = None
 
     @property
     def outputs(self) -> tuple[Hashable, ...]:
@@ -157,26 +163,68 @@ class PosteriorDistribution:
         return self._mechanism.outputs
 
     @property
-    def weights(self) -> tuple[Fraction, ...]:
+    def weights(self) -> tuple[Fraction, ...] | tuple[RadicalSum, ...]:
         """The unnormalised weights, in output order."""
         return self._weights
 
-    def probability(self, theta: Hashable) -> Fraction:
-        """``p(θ)``, an exact rational."""
+    @property
+    def exact_rational(self) -> bool:
+        """Whether the law is rational (an integer tempering factor)."""
+        return self._mechanism.epsilon.denominator == 1
+
+    def _position(self, theta: Hashable) -> int:
         try:
-            position = self._mechanism._index[theta]
+            return self._mechanism._index[theta]
         except (KeyError, TypeError):
             raise InvalidArgument(f"theta={describe(theta)} is not one of the mechanism's outputs", parameter="theta", value=theta) from None
-        return self._weights[position] / self._total
 
-    def mass(self, subset: Iterable[Hashable]) -> Fraction:
+    def probability(self, theta: Hashable) -> Fraction | RadicalRatio:
+        """``p(θ)`` exactly: a Fraction (integer ε₀) or a :class:`RadicalRatio` (fractional ε₀)."""
+        weight = self._weights[self._position(theta)]
+        if self.exact_rational:
+            return Fraction(weight / self._total)
+        return RadicalRatio(weight, self._total)
+
+    def mass(self, subset: Iterable[Hashable]) -> Fraction | RadicalRatio:
         """``P[θ ∈ subset]`` exactly."""
-        return sum((self.probability(theta) for theta in set(subset)), Fraction(0))
+        positions = sorted({self._position(theta) for theta in subset})
+        if self.exact_rational:
+            return sum((self._weights[i] for i in positions), Fraction(0)) / self._total
+        return RadicalRatio(sum((self._weights[i] for i in positions), RadicalSum()), self._total)
 
     def privacy_loss(self, other: PosteriorDistribution) -> PrivacyLoss:
-        """The exact ``max_θ |ln p_self(θ) − ln p_other(θ)|`` (``+∞`` where exactly one of them is 0)."""
+        """The exact ``max_θ |ln p_self(θ) − ln p_other(θ)|`` (``+∞`` where exactly one of them is 0).
+
+        ``ln p_self − ln p_other = ε₀·ln(L_self/L_other) + ln(Z_other/Z_self)``
+        at each θ, so the maximum is at the largest or the smallest likelihood
+        ratio; the two candidates are compared exactly.
+        """
         if not isinstance(other, PosteriorDistribution) or other._mechanism is not self._mechanism:
             raise InvalidArgument(f"other={describe(other)} must be a distribution of the same mechanism", parameter="other", value=other)
+        if self.exact_rational:
+            return self._rational_loss(other)
+        ratios = []
+        for theta, w1, w2 in zip(self.outputs, self._weights, other._weights):
+            if w1 == 0 and w2 == 0:
+                continue
+            if w1 == 0 or w2 == 0:
+                return PrivacyLoss(LogLinear.infinity(), theta, w1 != 0)
+            ratios.append((RadicalRatio(w1, w2), theta))
+        high, high_theta = ratios[0]
+        low, low_theta = ratios[0]
+        for ratio, theta in ratios[1:]:
+            if ratio > high:
+                high, high_theta = ratio, theta
+            if ratio < low:
+                low, low_theta = ratio, theta
+        # ln p1/p2 at the largest weight ratio, and ln p2/p1 at the smallest
+        upper = LogRadicalRatio(high.numerator * other._total, high.denominator * self._total)
+        lower = LogRadicalRatio(low.denominator * self._total, low.numerator * other._total)
+        if upper >= lower:
+            return PrivacyLoss(upper, high_theta, True)
+        return PrivacyLoss(lower, low_theta, False)
+
+    def _rational_loss(self, other: PosteriorDistribution) -> PrivacyLoss:
         best: Fraction | None = None
         best_theta: Hashable = None
         first = True
@@ -193,7 +241,20 @@ class PosteriorDistribution:
         return PrivacyLoss(LogLinear.log(best), best_theta, first)
 
     def sample(self, *, rng: random.Random | None = None) -> Hashable:
-        """One exact draw: a uniform integer below the common-denominator total, located by bisection."""
+        """One exact draw (the table is built once and reused).
+
+        Integer ε₀: a uniform integer below the common-denominator total, located
+        by bisection.  Fractional ε₀: the uniform U's bits are revealed lazily and
+        U is compared with ball enclosures of the cumulative probabilities; a
+        parameter is chosen only when every U the revealed bits allow falls in
+        its cell, so the draw is exactly the inverse CDF of U.
+        """
+        generator = resolve_rng(rng)
+        if self.exact_rational:
+            return self.outputs[self._rational_draw(generator)]
+        return self.outputs[_lazy_inverse(self._weights, self._total, generator)]
+
+    def _rational_draw(self, rng: random.Random) -> int:
         if self._table is None:
             denominator = 1
             for w in self._weights:
@@ -204,10 +265,28 @@ class PosteriorDistribution:
                 cumulative.append(running)
             self._table = (cumulative, running)
         cumulative, total = self._table
-        u = resolve_rng(rng).randrange(total)
-        return self.outputs[bisect.bisect_right(cumulative, u)]
+        return bisect.bisect_right(cumulative, rng.randrange(total))
 
     def __repr__(self) -> str:
         return f"PosteriorDistribution(<{len(self._weights)} parameters>, epsilon={self._mechanism.epsilon})"
 
 
+def _lazy_inverse(weights: tuple[Any, ...], total: RadicalSum, rng: random.Random) -> int:
+    """The index ``j`` with ``S_{j-1} <= U·Z < S_j`` for a uniform U revealed 64 bits at a time."""
+    last = max(j for j, w in enumerate(weights) if not w.is_zero())
+    u, k = rng.getrandbits(64), 64
+    precision = 128
+    while True:
+        with ctx.workprec(precision):
+            z = total._ball(precision)
+            running = arb(0)
+            low = arb(0)
+            for j, w in enumerate(weights):
+                running = running + (w._ball(precision) if not w.is_zero() else arb(0))
+                high = arb(1) if j == last else running / z  # the last cell ends at exactly 1
+                # every U in [u/2^k, (u+1)/2^k) lies in [low, high) ?
+                if not w.is_zero() and low.upper() <= arb(u) / 2**k and arb(u + 1) / 2**k <= high.lower():
+                    return j
+                low = high
+        u, k = (u << 64) | rng.getrandbits(64), k + 64
+        precision = min(2 * precision, DEFAULT_MAX_PRECISION)

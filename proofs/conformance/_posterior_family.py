@@ -1,13 +1,13 @@
 """Instances of statement ``posterior-sampling``: Bernoulli posteriors on small grids, losses decided exactly.
 
-An instance is a grid of rational parameters θ, a prior on it, an integer
-tempering factor ε₀, two neighbouring datasets of bits and the ρ that ε is
+An instance is a grid of rational parameters θ, a prior on it, a tempering
+factor ε₀ (an integer, or 1/2 or 3/2: a law of sums of radicals), two neighbouring datasets of bits and the ρ that ε is
 computed from (``ε = 2·ε₀·ln ρ``).  The generator now and then breaks one
 hypothesis: a grid reaching θ = 0 or 1 (not clipped: a record can rule a
 parameter out, so the loss is infinite), a prior that is zero everywhere, a ρ
 below the largest likelihood ratio ``max(θ/(1 − θ), (1 − θ)/θ)`` over the
 grid's interior, or a non-positive tempering factor.  The exact law comes
-from ``expmech.impl.PosteriorSampling`` (for ε₀ >= 1) and the loss is compared
+from ``expmech.impl.PosteriorSampling`` (for ε₀ > 0) and the loss is compared
 with ε as a :class:`~expmech.impl.LogLinear`, never on floats.
 """
 
@@ -63,7 +63,8 @@ class PosteriorSamplingFamily(InstanceFamily):
         data = [rng.randint(0, 1) for _ in range(rng.randint(1, 5))]
         other = list(data)
         other[rng.randrange(len(other))] = rng.randint(0, 1)
-        eps0 = rng.randint(1, 3) if rng.random() < 0.9 else _pick(rng, (0, -1))
+        roll = rng.random()
+        eps0 = rng.randint(1, 3) if roll < 0.7 else (_pick(rng, (Fraction(1, 2), Fraction(3, 2))) if roll < 0.9 else _pick(rng, (0, -1)))
         interior = [Fraction(t, 10) for t in grid if 0 < t < 10]
         true_rho = max((max(t / (1 - t), (1 - t) / t) for t in interior), default=Fraction(1))
         rho = true_rho if rng.random() < 0.8 else max(Fraction(1), true_rho * _pick(rng, (Fraction(1, 2), Fraction(9, 10))))
@@ -81,7 +82,7 @@ class PosteriorSamplingFamily(InstanceFamily):
             "epsilon-positive": eps0 > 0,
         }
         bound = LogLinear.log(rho) * (2 * eps0)
-        if eps0 >= 1:
+        if eps0 > 0:
             try:
                 mech = PosteriorSampling(bernoulli_likelihood(grid), epsilon=eps0, base_measure=dict(zip(grid, prior)))
                 loss = mech.privacy_loss(d1, d2)
