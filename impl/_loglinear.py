@@ -27,14 +27,13 @@ from typing import Any
 import sympy
 from flint import arb, ctx
 
-from expmech.spec._errors import InvalidArgument, InvalidType, PrecisionExhausted, approximate, describe, readable
+from expmech.spec._errors import InvalidArgument, InvalidType, approximate, describe, readable
 from expmech.spec._validate import as_rational
 
-from ._expsum import DEFAULT_MAX_PRECISION, ExactOrdering, _check_bits, arb_from_fraction, ball_endpoints
+from ._balls import enclose_ball, settle_sign
+from ._expsum import DEFAULT_MAX_PRECISION, ExactOrdering, _check_bits, arb_from_fraction
 
 __all__ = ["LogLinear", "coprime_base"]
-
-_START_PRECISION = 64
 
 
 def coprime_base(numbers: Iterable[int]) -> tuple[int, ...]:
@@ -208,16 +207,7 @@ class LogLinear(ExactOrdering):
             return 1
         if not self.logs:
             return (self.constant > 0) - (self.constant < 0)
-        precision = _START_PRECISION
-        while True:
-            ball = self._ball(precision)
-            if ball > 0:
-                return 1
-            if ball < 0:
-                return -1
-            if precision >= max_precision:
-                raise PrecisionExhausted(f"the sign of {self!r} was not settled at {max_precision} bits")
-            precision = min(2 * precision, max_precision)
+        return settle_sign(self._ball, repr(self), max_precision=max_precision)
 
     def _ball(self, precision: int) -> arb:
         with ctx.workprec(precision):
@@ -247,14 +237,7 @@ class LogLinear(ExactOrdering):
             raise InvalidArgument("+∞ has no rational enclosure", parameter="self", value=self)
         if not self.logs:
             return (self.constant, self.constant)
-        precision = _START_PRECISION + bits
-        while True:
-            ball = self._ball(precision)
-            if ball.is_finite() and ball.rad() * 2 ** (bits + 1) <= ball.abs_lower():
-                return ball_endpoints(ball)
-            if precision >= max_precision:
-                raise PrecisionExhausted(f"an enclosure to bits={bits} was not reached at {max_precision} bits")
-            precision = min(2 * precision, max_precision)
+        return enclose_ball(self._ball, bits, max_precision=max_precision)
 
     def to_sympy(self) -> sympy.Expr:
         """The value as a sympy expression (``oo`` for ``+∞``)."""

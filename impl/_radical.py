@@ -26,14 +26,14 @@ from typing import Any
 
 from flint import arb, ctx, fmpz
 
-from expmech.spec._errors import InvalidArgument, PrecisionExhausted, approximate, describe, readable
+from expmech.spec._errors import InvalidArgument, approximate, describe, readable
 from expmech.spec._validate import as_rational
 
-from ._expsum import DEFAULT_MAX_PRECISION, ExactOrdering, _check_bits, arb_from_fraction, ball_endpoints
+from ._balls import enclose_ball, settle_sign
+from ._expsum import DEFAULT_MAX_PRECISION, ExactOrdering, _check_bits, arb_from_fraction
 
 __all__ = ["LogRadicalRatio", "RadicalRatio", "RadicalSum", "rational_root"]
 
-_START_PRECISION = 64
 # primes p with many divisors of p - 1, for the power-residue filter
 _FILTER_PRIMES = (7, 13, 31, 61, 97, 181, 211, 241, 331, 421, 433, 541, 601, 661, 1009, 2521)
 
@@ -189,30 +189,14 @@ class RadicalSum(ExactOrdering):
         if len(self.terms) == 1:
             c = self.terms[0][1]
             return 1 if c > 0 else -1
-        precision = _START_PRECISION
-        while True:
-            ball = self._ball(precision)
-            if ball > 0:
-                return 1
-            if ball < 0:
-                return -1
-            if precision >= max_precision:
-                raise PrecisionExhausted(f"the sign of a sum of {len(self.terms)} radicals was not settled at {max_precision} bits")
-            precision = min(2 * precision, max_precision)
+        return settle_sign(self._ball, f"a sum of {len(self.terms)} radicals", max_precision=max_precision)
 
     def enclose(self, bits: int = 53, *, max_precision: int = DEFAULT_MAX_PRECISION) -> tuple[Fraction, Fraction]:
         """Rationals ``(lo, hi)`` around the value with ``hi − lo <= 2**-bits · |value|`` (``(0, 0)`` if zero)."""
         bits = _check_bits(bits)
         if not self.terms:
             return (Fraction(0), Fraction(0))
-        precision = _START_PRECISION + bits
-        while True:
-            ball = self._ball(precision)
-            if ball.is_finite() and ball.rad() * 2 ** (bits + 1) <= ball.abs_lower():
-                return ball_endpoints(ball)
-            if precision >= max_precision:
-                raise PrecisionExhausted(f"an enclosure to bits={bits} was not reached at {max_precision} bits")
-            precision = min(2 * precision, max_precision)
+        return enclose_ball(self._ball, bits, max_precision=max_precision)
 
     def _cmp(self, other: object) -> int | None:
         o = _coerce(other)
@@ -300,15 +284,11 @@ class RadicalRatio(ExactOrdering):
         bits = _check_bits(bits)
         if self.numerator.is_zero():
             return (Fraction(0), Fraction(0))
-        precision = _START_PRECISION + bits
-        while True:
-            with ctx.workprec(precision):
-                ball = self.numerator._ball(precision) / self.denominator._ball(precision)
-            if ball.is_finite() and ball.rad() * 2 ** (bits + 1) <= ball.abs_lower():
-                return ball_endpoints(ball)
-            if precision >= max_precision:
-                raise PrecisionExhausted(f"an enclosure to bits={bits} was not reached at {max_precision} bits")
-            precision = min(2 * precision, max_precision)
+        return enclose_ball(self._quotient, bits, max_precision=max_precision)
+
+    def _quotient(self, precision: int) -> arb:
+        with ctx.workprec(precision):
+            return self.numerator._ball(precision) / self.denominator._ball(precision)
 
     def log(self) -> LogRadicalRatio:
         """``ln(self)``; the value must be positive."""
@@ -387,17 +367,13 @@ class LogRadicalRatio(ExactOrdering):
         difference = self.numerator - scaled if o.constant == 0 else None
         if difference is not None:
             return difference.sign()
-        precision = _START_PRECISION
-        while True:
+        constant = o.constant
+
+        def ball_at(precision: int) -> arb:
             with ctx.workprec(precision):
-                ball = self.numerator._ball(precision) - arb_from_fraction(o.constant).exp() * scaled._ball(precision)
-            if ball > 0:
-                return 1
-            if ball < 0:
-                return -1
-            if precision >= DEFAULT_MAX_PRECISION:
-                raise PrecisionExhausted(f"a comparison of ln(N/D) with {o} was not settled at {DEFAULT_MAX_PRECISION} bits")
-            precision = min(2 * precision, DEFAULT_MAX_PRECISION)
+                return self.numerator._ball(precision) - arb_from_fraction(constant).exp() * scaled._ball(precision)
+
+        return settle_sign(ball_at, f"ln(N/D) − ({o})")
 
     def __eq__(self, other: object) -> bool:
         result = self._cmp(other)
@@ -410,15 +386,11 @@ class LogRadicalRatio(ExactOrdering):
         bits = _check_bits(bits)
         if self.is_zero():
             return (Fraction(0), Fraction(0))
-        precision = _START_PRECISION + bits
-        while True:
+        def ball_at(precision: int) -> arb:
             with ctx.workprec(precision):
-                ball = (self.numerator._ball(precision) / self.denominator._ball(precision)).log()
-            if ball.is_finite() and ball.rad() * 2 ** (bits + 1) <= ball.abs_lower():
-                return ball_endpoints(ball)
-            if precision >= max_precision:
-                raise PrecisionExhausted(f"an enclosure to bits={bits} was not reached at {max_precision} bits")
-            precision = min(2 * precision, max_precision)
+                return (self.numerator._ball(precision) / self.denominator._ball(precision)).log()
+
+        return enclose_ball(ball_at, bits, max_precision=max_precision)
 
     def __float__(self) -> float:
         """A float near the value, for display only."""
