@@ -12,7 +12,7 @@ from ``random.Random.shuffle``, which uses integer random bits only.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from fractions import Fraction
 from math import comb
 from typing import Any
@@ -20,9 +20,11 @@ from typing import Any
 from ._exactreal import ExpRatio
 from ._expsum import ExpSum
 from ._inputs import check_epsilon, check_outputs, check_quality, evaluate_scores
+from ._pf_law import PermuteAndFlipDistribution
 from ._random import _bernoulli_exp, resolve_rng
+from ._refined import RefinedLoss
 
-__all__ = ["PermuteAndFlip"]
+__all__ = ["PermuteAndFlip", "sample_permute_and_flip"]
 
 
 class PermuteAndFlip:
@@ -49,21 +51,30 @@ class PermuteAndFlip:
         """The range, in the order given."""
         return self._outputs
 
+    @property
+    def quality(self) -> Callable[[Any, Any], Any]:
+        """The quality function ``q(dataset, r)``."""
+        return self._quality
+
+    def scores(self, dataset: Any) -> tuple[int | Fraction, ...]:
+        """``q(dataset, r)`` for each output, as exact rationals."""
+        return evaluate_scores(self._quality, dataset, self._outputs)
+
     def sample(self, dataset: Any, *, rng: random.Random | None = None) -> Hashable:
         """One exact draw of permute-and-flip on ``dataset``."""
-        generator = resolve_rng(rng)
         scores = evaluate_scores(self._quality, dataset, self._outputs)
-        best = max(scores)
-        order = list(range(len(self._outputs)))
-        generator.shuffle(order)
-        epsilon = self._epsilon
-        for i in order:
-            if _bernoulli_exp(epsilon * (best - scores[i]), generator):
-                return self._outputs[i]
-        raise AssertionError("unreachable: the best output's coin has probability 1")
+        return self._outputs[sample_permute_and_flip(scores, self._epsilon, resolve_rng(rng))]
+
+    def distribution(self, dataset: Any) -> PermuteAndFlipDistribution:
+        """The exact output law on ``dataset``, in polynomial time (see :mod:`expmech.impl._pf_law`)."""
+        return PermuteAndFlipDistribution(self, self.scores(dataset))
+
+    def privacy_loss(self, dataset1: Any, dataset2: Any) -> RefinedLoss:
+        """The exact ``max_r |ln P1(r) − ln P2(r)|`` between the laws on two datasets."""
+        return self.distribution(dataset1).privacy_loss(self.distribution(dataset2))
 
     def probabilities(self, dataset: Any) -> dict[Hashable, ExpRatio]:
-        """The exact output distribution, ``{r: P[r]}``.
+        """The exact output distribution, ``{r: P[r]}``, by enumeration (small ranges; see :meth:`distribution`).
 
         ``P[r] = p_r · Σ_k e_k({1 − p_j : j ≠ r}) / (m · C(m−1, k))`` with
         ``p_j = e^{ε (q_j − q*)}`` and ``e_k`` the elementary symmetric
@@ -91,3 +102,17 @@ class PermuteAndFlip:
                 total = total + value.scale(Fraction(1, m * comb(m - 1, k)))
             result[r] = ExpRatio._trusted(accept[r_index] * total, one)
         return result
+
+    def __repr__(self) -> str:
+        return f"PermuteAndFlip(quality={self._quality!r}, epsilon={self._epsilon}, outputs=<{len(self._outputs)} outputs>)"
+
+
+def sample_permute_and_flip(scores: Sequence[int | Fraction], epsilon: Fraction, rng: random.Random) -> int:
+    """One exact permute-and-flip draw over score indices: random order, exact Bernoulli(e^{ε(q − q*)}) coins."""
+    best = max(scores)
+    order = list(range(len(scores)))
+    rng.shuffle(order)
+    for i in order:
+        if _bernoulli_exp(epsilon * (best - scores[i]), rng):
+            return i
+    raise AssertionError("unreachable: the best output's coin has probability 1")

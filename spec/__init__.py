@@ -12,6 +12,7 @@ from ._errors import (
     PrecisionExhausted,
     QualityError,
 )
+from ._identities import IDENTITIES
 from ._language import (
     DATASET_SIZE,
     Count,
@@ -37,6 +38,7 @@ from ._statements import Hypothesis, ProofStep, Statement, StepCheck, StepStatus
 
 __all__ = [
     "DATASET_SIZE",
+    "IDENTITIES",
     "STATEMENTS",
     "Booleans",
     "Categories",

@@ -13,6 +13,7 @@ import sympy
 from sympy import Function, Sum, exp, log
 
 from ._errors import InvalidArgument
+from ._identities import IDENTITIES
 from ._statements import Hypothesis, ProofStep, Statement
 
 __all__ = ["STATEMENTS", "statement"]
@@ -673,9 +674,9 @@ STATEMENTS: tuple[Statement, ...] = (
 
 
 def statement(statement_id: str) -> Statement:
-    """The statement with this id; raises :class:`InvalidArgument` naming it otherwise."""
-    for item in STATEMENTS:
+    """The statement (of the source, or an identity of ``IDENTITIES``) with this id; :class:`InvalidArgument` otherwise."""
+    for item in STATEMENTS + IDENTITIES:
         if item.id == statement_id:
             return item
-    known = ", ".join(item.id for item in STATEMENTS)
+    known = ", ".join(item.id for item in STATEMENTS + IDENTITIES)
     raise InvalidArgument(f"statement_id={statement_id!r} is not one of: {known}", parameter="statement_id", value=statement_id)

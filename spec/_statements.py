@@ -184,11 +184,12 @@ def check_step(step: ProofStep, steps: Sequence[ProofStep] = ()) -> StepCheck:
             if not isinstance(step.claim, sympy.Equality):
                 return StepCheck(StepStatus.FAILED, step, "an identity step needs an Eq claim")
             difference = step.claim.lhs - step.claim.rhs
-            for candidate in (
-                sympy.simplify(difference),
-                sympy.simplify(sympy.expand_log(sympy.powsimp(sympy.expand(difference), force=True), force=True)),
+            for simplifier in (
+                lambda d: sympy.simplify(d),
+                lambda d: sympy.simplify(sympy.expand_log(sympy.powsimp(sympy.expand(d), force=True), force=True)),
+                lambda d: sympy.simplify(d.doit()),  # integrals evaluated first (the noise identities need it)
             ):
-                if candidate == 0:
+                if simplifier(difference) == 0:
                     return StepCheck(StepStatus.VERIFIED, step, "lhs − rhs simplifies to 0")
             return StepCheck(StepStatus.FAILED, step, f"lhs − rhs simplifies to {sympy.simplify(difference)}, not 0")
         if step.rule == "combination":

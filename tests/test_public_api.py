@@ -7,7 +7,14 @@ import pytest
 
 
 LAYERS = ["expmech.spec", "expmech.impl", "expmech.proofs"]
-ROOMS = ["expmech.proofs.prover", "expmech.proofs.certificate", "expmech.proofs.conformance", "expmech.proofs.cli"]
+ROOMS = [
+    "expmech.proofs.prover",
+    "expmech.proofs.certificate",
+    "expmech.proofs.conformance",
+    "expmech.proofs.cli",
+    "expmech.proofs.audit",
+    "expmech.proofs.adapters",
+]
 
 
 @pytest.mark.parametrize("name", LAYERS + ROOMS)

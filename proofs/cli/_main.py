@@ -1,4 +1,4 @@
-"""The ``expmech`` command: ``verify``, ``certify``, ``check``, ``spec``.
+"""The ``expmech`` command: ``verify``, ``certify``, ``check``, ``spec``, ``synth``, ``audit``.
 
 Exit codes: 0 verified, 1 violation, 2 usage or config error, 3 inconclusive,
 4 internal error.  Machine output goes to stdout, progress to stderr.
@@ -183,6 +183,12 @@ def _synth(args: argparse.Namespace) -> int:
     return run_synth(args)
 
 
+def _audit(args: argparse.Namespace) -> int:
+    from ._audit import run_audit
+
+    return run_audit(args)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="expmech", description="Verify the exponential mechanism of differential privacy, exactly.")
     parser.add_argument("--version", action="version", version=f"expmech {_version()}")
@@ -216,6 +222,9 @@ def _parser() -> argparse.ArgumentParser:
     synth.add_argument("--search-budget", dest="search_budget", type=int, default=20_000, help="exact evaluations for the witness search")
     synth.add_argument("--certificate", default=None, help="write the certificate to this path")
     synth.add_argument("--plot", default=None, help="write a PNG of error vs n against the source's bound")
+    from ._audit import add_audit_parser
+
+    add_audit_parser(commands)
     return parser
 
 
@@ -228,7 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except SystemExit as exit_:  # --help and --version
         return EXIT_USAGE if exit_.code not in (0, None) else EXIT_VERIFIED
-    handlers = {"verify": _verify, "certify": _certify, "check": _check, "spec": _spec, "synth": _synth}
+    handlers = {"verify": _verify, "certify": _certify, "check": _check, "spec": _spec, "synth": _synth, "audit": _audit}
     try:
         return handlers[args.command](args)
     except BrokenPipeError:  # the reader of stdout went away (`| head`): not an internal error

@@ -1,7 +1,14 @@
-"""The conformance room: the source's statements checked on exact instances."""
+"""The conformance room: the source's statements, and the noise identities, checked on exact instances."""
 
-from ._conformance import DroppedHypothesis, Finding, StatementReport, check_statement, report_statement, search_dropped_hypothesis
-from ._families import FAMILIES
+from ._conformance import (
+    FAMILIES,
+    DroppedHypothesis,
+    Finding,
+    StatementReport,
+    check_statement,
+    report_statement,
+    search_dropped_hypothesis,
+)
 from ._truthfulness import BidderTruthfulness, TruthfulnessReport, check_truthfulness
 
 __all__ = [

@@ -20,7 +20,10 @@ from typing import Any
 
 from expmech.spec import InvalidArgument, Statement, StepStatus, check_steps, statement
 
-from ._families import FAMILIES
+from ._families import FAMILIES as _SOURCE_FAMILIES
+from ._identity_families import IDENTITY_FAMILIES
+
+FAMILIES = {**_SOURCE_FAMILIES, **IDENTITY_FAMILIES}
 
 __all__ = [
     "ConformanceReport",

@@ -1,0 +1,54 @@
+"""The audit room: third-party samplers tested against expmech's exact laws.
+
+:func:`audit_sampler` runs an anytime-valid sequential test (a mixture
+e-process, false-alarm rate at most α at any stopping time) of a sampler
+against the exact law of an expmech mechanism, states its power against named
+wrong laws, and bounds the sampler's privacy loss from below next to the exact
+loss.  Library adapters live in :mod:`expmech.proofs.adapters`.
+"""
+
+from ._assert import SamplerMismatch, assert_sampler_matches
+from ._audit import audit_sampler
+from ._cases import AuditCase, demo_cases, demo_exact_cases
+from ._reference import Alternative, ReferenceLaw, reference_law
+from ._render import audit_json, render_html, render_json, render_text
+from ._result import (
+    AuditResult,
+    AuditStatus,
+    CellEvidence,
+    ChiSquare,
+    EmpiricalPrivacy,
+    ExactFinding,
+    MissingDependency,
+    PowerStatement,
+    SamplerError,
+    SamplerFailed,
+    SamplerOutOfRange,
+)
+
+__all__ = [
+    "Alternative",
+    "AuditCase",
+    "AuditResult",
+    "AuditStatus",
+    "CellEvidence",
+    "ChiSquare",
+    "EmpiricalPrivacy",
+    "ExactFinding",
+    "MissingDependency",
+    "PowerStatement",
+    "ReferenceLaw",
+    "SamplerError",
+    "SamplerFailed",
+    "SamplerMismatch",
+    "SamplerOutOfRange",
+    "assert_sampler_matches",
+    "audit_json",
+    "audit_sampler",
+    "demo_cases",
+    "demo_exact_cases",
+    "reference_law",
+    "render_html",
+    "render_json",
+    "render_text",
+]

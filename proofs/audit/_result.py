@@ -1,0 +1,205 @@
+"""What an audit returns: frozen data, with its evidence."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from expmech.spec import ExpMechError
+
+__all__ = [
+    "AuditResult",
+    "AuditStatus",
+    "CellEvidence",
+    "ChiSquare",
+    "EmpiricalPrivacy",
+    "ExactFinding",
+    "MissingDependency",
+    "PowerStatement",
+    "SamplerError",
+    "SamplerFailed",
+    "SamplerOutOfRange",
+]
+
+
+class AuditStatus(enum.Enum):
+    """The verdict of a sequential audit.
+
+    ``REJECTED``: the e-process crossed ``1/α`` — the sampler does not sample
+    the exact law (false-alarm rate at most α).  ``CONSISTENT``: it did not
+    within the draws used; the power statements say which bugs that run would
+    have caught.
+    """
+
+    CONSISTENT = "consistent"
+    REJECTED = "rejected"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class MissingDependency(ExpMechError, ImportError):
+    """An optional dependency is not installed; the message names the extra that installs it."""
+
+
+def require(module: str, extra: str) -> object:
+    """Import ``module``, or raise :class:`MissingDependency` naming ``pip install expmech[extra]``."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        raise MissingDependency(
+            f"{module} is needed here but cannot be imported ({error}); install it with: pip install 'expmech[{extra}]'"
+        ) from None
+
+
+class SamplerError(ExpMechError):
+    """The sampler could not be audited: it raised, or returned something that is not an outcome."""
+
+    def __init__(self, message: str, *, draw: int, value: Any = None) -> None:
+        super().__init__(message)
+        self.draw = draw
+        self.value = value
+
+
+class SamplerFailed(SamplerError, RuntimeError):
+    """The sampler raised an exception (``draw`` is the 1-based draw at which it did)."""
+
+
+class SamplerOutOfRange(SamplerError, ValueError):
+    """The sampler returned a value outside the reference law's outcomes."""
+
+
+@dataclass(frozen=True)
+class PowerStatement:
+    """How often the audit, as configured, rejects a named wrong law.
+
+    ``power`` is the fraction of ``replicates`` seeded simulated runs (draws
+    from the alternative, the same α and ``max_draws``) that rejected;
+    ``median_draws`` the median number of draws they needed (``inf`` if at most
+    half rejected).  ``divergence`` is ``KL(alternative ‖ exact)`` in nats per
+    draw (float, for display).
+    """
+
+    alternative: str
+    description: str
+    power: float
+    median_draws: float
+    max_draws: int
+    replicates: int
+    divergence: float
+
+
+@dataclass(frozen=True)
+class CellEvidence:
+    """One outcome: how often it was drawn against the exact law (``lo <= π <= hi``)."""
+
+    outcome: Hashable
+    count: int
+    expected: float
+    lo: Fraction
+    hi: Fraction
+
+
+@dataclass(frozen=True)
+class ChiSquare:
+    """A fixed-N Pearson chi-square on the same draws (cells pooled to expected >= 5), for comparison only."""
+
+    statistic: float
+    dof: int
+    pvalue: float
+    cells: int
+
+
+@dataclass(frozen=True)
+class EmpiricalPrivacy:
+    """A lower confidence bound on the sampler's privacy loss between two datasets, beside the exact loss.
+
+    With probability at least ``confidence`` over the draws,
+    ``ln P_sampler[d](outcome) − ln P_sampler[d'](outcome) >= lower_bound``
+    (Clopper–Pearson on each side, ``α/2`` each); ``outcome`` and its direction
+    were chosen from the exact laws before any draw.  ``exact_loss`` is the
+    reference's exact ``max |ln π_d − ln π_{d'}|`` (float for display; the
+    comparison ``exceeds_exact`` is decided exactly).
+    """
+
+    outcome: Hashable
+    larger_on_first: bool
+    draws: int
+    counts: tuple[int, int]
+    lower_bound: float
+    confidence: float
+    exact_loss: float
+    exact_loss_at_outcome: float
+    exceeds_exact: bool
+
+
+@dataclass(frozen=True)
+class ExactFinding:
+    """A privacy question a library decides with floats, decided again exactly.
+
+    ``question`` says what was decided; ``library`` what the library concluded;
+    ``exact`` the exact answer; ``violation`` is True when the exact privacy
+    loss exceeds the ε the library promises.
+    """
+
+    question: str
+    library: str
+    exact: str
+    violation: bool
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """The outcome of :func:`~expmech.proofs.audit_sampler`.
+
+    ``status`` is the verdict; ``draws`` the number of draws the test used
+    (it stops at the first crossing); ``e_value`` / ``log_e_value`` the
+    mixture likelihood ratio after them (``statistic`` names it);
+    ``p_value = min(1, 1 / max_t E_t)`` is an anytime-valid p-value;
+    ``alpha`` the stated false-alarm rate; ``power`` what the run would catch;
+    ``closest`` the named alternative the data favour most (or
+    ``"nonparametric"``); ``evidence`` counts next to the exact law;
+    ``trajectory`` ``ln E_t`` after each draw.  ``mapping`` and ``findings``
+    come from library adapters: how the library's parameters map onto the exact
+    reference, and float decisions re-decided exactly.
+    """
+
+    name: str
+    reference: str
+    status: AuditStatus
+    draws: int
+    max_draws: int
+    alpha: Fraction
+    e_value: float
+    log_e_value: float
+    p_value: float
+    closest: str
+    power: tuple[PowerStatement, ...]
+    evidence: tuple[CellEvidence, ...]
+    trajectory: tuple[float, ...]
+    chi_square: ChiSquare | None
+    privacy: EmpiricalPrivacy | None
+    mapping: Mapping[str, str] = field(default_factory=dict)
+    findings: tuple[ExactFinding, ...] = ()
+    notes: tuple[str, ...] = ()
+    statistic: str = "ln of a mixture likelihood ratio (e-process) against the exact law"
+
+    @property
+    def rejected(self) -> bool:
+        """Whether the status is REJECTED."""
+        return self.status is AuditStatus.REJECTED
+
+    @property
+    def violations(self) -> tuple[ExactFinding, ...]:
+        """The findings where the exact privacy loss exceeds the promised ε."""
+        return tuple(f for f in self.findings if f.violation)
+
+    def __str__(self) -> str:
+        from ._render import render_text
+
+        return render_text([self])
