@@ -320,3 +320,27 @@ def test_demo_broken_samplers_are_rejected_and_the_correct_ones_pass():
     for case in demo_cases(seed=2):
         result = case.run(max_draws=BUDGET, power_replicates=0)
         assert result.status.name == case.expected, case.name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "wrong",
+    [em(EPSILON * Fraction(13, 10)), em(EPSILON * Fraction(7, 10)), pf()],
+    ids=["epsilon×1.3", "epsilon×0.7", "permute-and-flip"],
+)
+def test_stated_power_matches_real_runs(wrong):
+    """Over 60 seeded real audits of a wrong exact sampler, the rejection rate is within sampling error of the stated power."""
+    reference = em()
+    budget = 800
+    stated = audit_sampler(exact_sampler(reference), reference, SCORES, max_draws=budget, power_replicates=400, seed=1)
+    name = {"ExponentialMechanism": None, "PermuteAndFlip": "permute-and-flip"}[type(wrong).__name__]
+    if name is None:
+        name = f"epsilon×{float(wrong.epsilon / EPSILON):g}"
+    power = {p.alternative: p.power for p in stated.power}[name]
+    runs = 60
+    rejected = sum(
+        audit_sampler(exact_sampler(wrong, seed=100 + i), reference, SCORES, max_draws=budget, power_replicates=0).rejected
+        for i in range(runs)
+    )
+    spread = 3 * (power * (1 - power) / runs) ** 0.5 + 0.05
+    assert abs(rejected / runs - power) <= spread, (rejected, power)

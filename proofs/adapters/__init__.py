@@ -13,7 +13,7 @@ releases the README reports: ``expmech audit expmech.proofs.adapters:library_cas
 
 from __future__ import annotations
 
-from ..audit._cases import AuditCase
+from ..audit._cases import AuditCase as _AuditCase
 from ._diffprivlib import (
     diffprivlib_exponential,
     diffprivlib_exponential_categorical,
@@ -51,7 +51,7 @@ _DATA = (12, 35, 41, 47, 50, 52, 58, 63, 71, 88)
 _DATA_NEIGHBOUR = (12, 35, 41, 47, 50, 52, 58, 63, 71, 97)
 
 
-def diffprivlib_cases(seed: int = 0) -> list[AuditCase]:
+def diffprivlib_cases(seed: int = 0) -> list[_AuditCase]:
     """diffprivlib's Exponential (plain, with measure, monotonic), PermuteAndFlip, ExponentialCategorical, quantile, median."""
     return [
         diffprivlib_exponential(_SCORES, epsilon=1.0, sensitivity=1, neighbour=_NEIGHBOUR, seed=seed),
@@ -65,7 +65,7 @@ def diffprivlib_cases(seed: int = 0) -> list[AuditCase]:
     ]
 
 
-def opendp_cases() -> list[AuditCase]:
+def opendp_cases() -> list[_AuditCase]:
     """OpenDP's make_noisy_max (both measures, and negated), make_noisy_top_k (both), make_report_noisy_max_gumbel (max, min)."""
     return [
         opendp_noisy_max(_SCORES, scale=1.0, neighbour=_NEIGHBOUR),
@@ -78,6 +78,6 @@ def opendp_cases() -> list[AuditCase]:
     ]
 
 
-def library_cases(seed: int = 0) -> list[AuditCase]:
+def library_cases(seed: int = 0) -> list[_AuditCase]:
     """Every adapter on fixed instances: :func:`diffprivlib_cases` then :func:`opendp_cases`."""
     return diffprivlib_cases(seed) + opendp_cases()

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["EProcess", "SimulatedPower", "simulate_power"]
+__all__ = ["EProcess", "SimulatedPower", "first_crossings", "simulate_power"]
 
 _UNIFORM_PRIOR = 0.5
 _CENTRED_CONCENTRATION = 1.0
@@ -135,6 +135,24 @@ def simulate_power(
     each position comes from one stable sort.  Floats throughout: this is an
     estimate of power, stated as such, never a verdict.
     """
+    first = first_crossings(
+        sampling, null_lo, null_hi, alternatives, alpha=alpha, max_draws=max_draws, replicates=replicates, seed=seed
+    )
+    return SimulatedPower(power=float(np.mean(np.isfinite(first))), median_draws=float(np.median(first)), replicates=replicates)
+
+
+def first_crossings(
+    sampling: np.ndarray,
+    null_lo: np.ndarray,
+    null_hi: np.ndarray,
+    alternatives: Sequence[np.ndarray],
+    *,
+    alpha: float,
+    max_draws: int,
+    replicates: int,
+    seed: int,
+) -> np.ndarray:
+    """The draw at which each of ``replicates`` seeded simulated runs rejects (``inf``: not by ``max_draws``)."""
     rng = np.random.default_rng(seed)
     outcomes = sampling.size
     probabilities = np.clip(sampling, 0.0, None)
@@ -180,8 +198,7 @@ def simulate_power(
         active = active[~hit]
         start += width
         chunk = min(2 * chunk, 4096)
-    power = float(np.mean(np.isfinite(first)))
-    return SimulatedPower(power=power, median_draws=float(np.median(first)), replicates=replicates)
+    return first
 
 
 def _earlier_equal(draws: np.ndarray) -> np.ndarray:
