@@ -19,7 +19,7 @@ from ._quantile import QuantileMechanism
 from ._posterior import PosteriorDistribution, PosteriorSampling
 from ._radical import LogRadicalRatio, RadicalRatio, RadicalSum
 from ._random import sample_bernoulli, sample_bernoulli_exp
-from ._refined import RefinedLoss, RefinedValue
+from ._refined import RefinedValue
 from ._topk import ExponentialTopK, PermuteAndFlipTopK, TopKDistribution
 
 __all__ = [
@@ -48,7 +48,6 @@ __all__ = [
     "QuantileMechanism",
     "RadicalRatio",
     "RadicalSum",
-    "RefinedLoss",
     "RefinedValue",
     "TopKDistribution",
     "catalogue_entry",

@@ -24,6 +24,7 @@ from ._inversion import InversionTable
 from ._loglinear import LogLinear
 from ._radical import LogRadicalRatio
 from ._random import resolve_rng
+from ._refined import RefinedValue
 
 __all__ = ["Distribution", "ExponentialMechanism", "PrivacyLoss"]
 
@@ -270,15 +271,17 @@ class PrivacyLoss:
     """The exact privacy loss ``max_r |ln p1(r) − ln p2(r)|`` between two distributions.
 
     ``value`` is a :class:`LogExpRatio` (the exponential mechanism), a
-    :class:`LogLinear` (posterior sampling, possibly ``+∞``) or a
-    :class:`LogRadicalRatio` (a fractionally tempered posterior); ``output`` an
-    output attaining the maximum; ``larger_on_first`` whether
+    :class:`LogLinear` (posterior sampling, possibly ``+∞``), a
+    :class:`LogRadicalRatio` (a fractionally tempered posterior) or a
+    :class:`RefinedValue` (laws known by enclosures: permute-and-flip, top-k;
+    ``output`` then attains the maximum up to the enclosure's width);
+    ``output`` an output attaining the maximum; ``larger_on_first`` whether
     ``p1(output) >= p2(output)`` there.  Compares exactly with rationals:
     ``loss <= Fraction(1, 2)`` (and, for a ``LogLinear``, with sympy numbers
     such as ``2*log(3)``).
     """
 
-    value: LogExpRatio | LogLinear | LogRadicalRatio
+    value: LogExpRatio | LogLinear | LogRadicalRatio | RefinedValue
     output: Hashable
     larger_on_first: bool
 

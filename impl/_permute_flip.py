@@ -22,7 +22,7 @@ from ._expsum import ExpSum
 from ._inputs import check_epsilon, check_outputs, check_quality, evaluate_scores
 from ._pf_law import PermuteAndFlipDistribution
 from ._random import _bernoulli_exp, resolve_rng
-from ._refined import RefinedLoss
+from ._mechanism import PrivacyLoss
 
 __all__ = ["PermuteAndFlip", "sample_permute_and_flip"]
 
@@ -69,7 +69,7 @@ class PermuteAndFlip:
         """The exact output law on ``dataset``, in polynomial time (see :mod:`expmech.impl._pf_law`)."""
         return PermuteAndFlipDistribution(self, self.scores(dataset))
 
-    def privacy_loss(self, dataset1: Any, dataset2: Any) -> RefinedLoss:
+    def privacy_loss(self, dataset1: Any, dataset2: Any) -> PrivacyLoss:
         """The exact ``max_r |ln P1(r) − ln P2(r)|`` between the laws on two datasets."""
         return self.distribution(dataset1).privacy_loss(self.distribution(dataset2))
 

@@ -50,10 +50,11 @@ from flint import arb, ctx, fmpq, fmpq_poly, fmpz_poly
 
 from expmech.spec._errors import InvalidArgument, PrecisionExhausted, describe
 
-from ._exactreal import ExpRatio
+from ._exactreal import ExpRatio, LogExpRatio
 from ._expsum import ExpSum, _check_bits, _exact_fraction, arb_from_fraction, ball_endpoints
 from ._random import resolve_rng
-from ._refined import RefinedLoss, RefinedValue, log_ratio_loss
+from ._mechanism import PrivacyLoss
+from ._refined import RefinedValue
 
 if TYPE_CHECKING:
     from ._permute_flip import PermuteAndFlip
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_MAX_DEGREE",
     "PermuteAndFlipDistribution",
+    "log_ratio_loss",
     "permute_and_flip_enclosures",
     "permute_and_flip_exact",
 ]
@@ -438,7 +440,7 @@ class PermuteAndFlipDistribution:
         index = sample_permute_and_flip(self._scores, self._mechanism.epsilon, resolve_rng(rng))
         return self.outputs[index]
 
-    def privacy_loss(self, other: PermuteAndFlipDistribution) -> RefinedLoss:
+    def privacy_loss(self, other: PermuteAndFlipDistribution) -> PrivacyLoss:
         """The exact ``max_r |ln P_self(r) − ln P_other(r)|``, as enclosures with an exact fallback."""
         if not isinstance(other, PermuteAndFlipDistribution) or other._mechanism is not self._mechanism:
             raise InvalidArgument(
@@ -460,3 +462,56 @@ class PermuteAndFlipDistribution:
 
     def __repr__(self) -> str:
         return f"PermuteAndFlipDistribution(<{len(self.outputs)} outputs>, epsilon={self._mechanism.epsilon})"
+
+
+def log_ratio_loss(outputs: Sequence[Hashable], enclose1: Any, enclose2: Any, exact_pairs: Any) -> PrivacyLoss:
+    """``max_r |ln P1(r) − ln P2(r)|`` from per-output enclosures ``enclose(r, bits)`` of two laws.
+
+    ``exact_pairs()`` returns ``[(P1(r), P2(r)), …]`` as exact ``ExpRatio``
+    values for the exact fallback.  Outputs impossible under both laws are
+    skipped; one possible under only one law gives an infinite loss
+    (:class:`InvalidArgument`: the laws are not mutually absolutely continuous).
+    """
+    best: dict[str, Any] = {}
+
+    def enclose(bits: int) -> tuple[Fraction, Fraction]:
+        lo_max, hi_max = Fraction(0), Fraction(0)
+        for r in outputs:
+            lo1, hi1 = enclose1(r, bits + 4)
+            lo2, hi2 = enclose2(r, bits + 4)
+            if hi1 == 0 and hi2 == 0:
+                continue
+            if lo1 <= 0 or lo2 <= 0:
+                raise InvalidArgument(f"output {r!r} is impossible under one law only: the loss is infinite", parameter="r", value=r)
+            up_lo, up_hi = _log_bounds(lo1 / hi2, hi1 / lo2, bits + 8)
+            low_lo, low_hi = -up_hi, -up_lo
+            candidate_lo = max(up_lo, low_lo, Fraction(0))
+            candidate_hi = max(up_hi, low_hi)
+            if candidate_hi > hi_max or not best:
+                best["output"], best["first"] = r, up_hi >= low_hi
+            lo_max, hi_max = max(lo_max, candidate_lo), max(hi_max, candidate_hi)
+        return lo_max, hi_max
+
+    def exact() -> LogExpRatio:
+        winner: LogExpRatio | None = None
+        for (p1, p2), r in zip(exact_pairs(), outputs):
+            if p1.sign() == 0 and p2.sign() == 0:
+                continue
+            up = LogExpRatio._trusted(p1.numerator * p2.denominator, p2.numerator * p1.denominator)
+            for candidate in (up, -up):
+                if winner is None or candidate > winner:
+                    winner = candidate
+        assert winner is not None
+        return winner
+
+    value = RefinedValue(enclose, exact=exact, label="privacy loss")
+    value.enclose(30)
+    return PrivacyLoss(value=value, output=best.get("output"), larger_on_first=bool(best.get("first", True)))
+
+
+def _log_bounds(lo: Fraction, hi: Fraction, bits: int) -> tuple[Fraction, Fraction]:
+    """Rationals around ``[ln lo, ln hi]`` (``0 < lo <= hi``)."""
+    with ctx.workprec(bits + 64):
+        low = ball_endpoints(arb(fmpq(lo.numerator, lo.denominator)).log())[0]
+        high = ball_endpoints(arb(fmpq(hi.numerator, hi.denominator)).log())[1]
+    return low, high

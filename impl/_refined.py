@@ -12,19 +12,16 @@ decided on a float, and none is guessed: if neither route settles it,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, Union
-
-from flint import arb, ctx, fmpq
 
 from expmech.spec._errors import InvalidArgument, InvalidType, PrecisionExhausted, describe
 
 from ._exactreal import ExpRatio, LogExpRatio
-from ._expsum import ExactOrdering, ExpSum, _check_bits, ball_endpoints
+from ._expsum import ExactOrdering, ExpSum, _check_bits
 
-__all__ = ["RefinedLoss", "RefinedValue", "enclosure_bits", "log_ratio_loss"]
+__all__ = ["RefinedValue", "enclosure_bits"]
 
 #: The enclosure widths (bits) a comparison tries before the exact fallback.
 _COMPARISON_BITS = (30, 60, 120, 240, 480)
@@ -124,9 +121,12 @@ class RefinedValue(ExactOrdering):
         lo, hi = self.enclose(53)
         return float((lo + hi) / 2)
 
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
         lo, hi = self.enclose(30)
-        return f"RefinedValue({self.label} ∈ [{float(lo):.12g}, {float(hi):.12g}])"
+        return f"{self.label} ∈ [{float(lo):.10g}, {float(hi):.10g}]"
+
+    def __repr__(self) -> str:
+        return f"RefinedValue({self})"
 
 
 def _compare_refined(left: RefinedValue, right: RefinedValue) -> int:
@@ -147,101 +147,3 @@ def _compare_refined(left: RefinedValue, right: RefinedValue) -> int:
     if a_value > b_value:
         return 1
     return 0
-
-
-@dataclass(frozen=True, eq=False)
-class RefinedLoss:
-    """A privacy loss ``max_r |ln p1(r) − ln p2(r)|`` known as a :class:`RefinedValue`.
-
-    The counterpart of :class:`~expmech.impl.PrivacyLoss` for laws whose
-    probabilities are given by enclosures.  ``output`` is an output whose
-    loss enclosure reaches highest (it attains the maximum up to the
-    enclosure's width); ``larger_on_first`` whether ``p1 >= p2`` there.
-    Compares exactly with rationals: ``loss <= Fraction(1, 2)``.
-    """
-
-    value: RefinedValue
-    output: Hashable
-    larger_on_first: bool
-
-    def __le__(self, other: object) -> bool:
-        return self.value <= _unwrap(other)
-
-    def __lt__(self, other: object) -> bool:
-        return self.value < _unwrap(other)
-
-    def __ge__(self, other: object) -> bool:
-        return self.value >= _unwrap(other)
-
-    def __gt__(self, other: object) -> bool:
-        return self.value > _unwrap(other)
-
-    def __eq__(self, other: object) -> bool:
-        return self.value == _unwrap(other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def enclose(self, bits: int = 53) -> tuple[Fraction, Fraction]:
-        """Rationals ``(lo, hi)`` around the loss."""
-        return self.value.enclose(bits)
-
-    def __float__(self) -> float:
-        """A float near the loss, for display only."""
-        return float(self.value)
-
-
-def _unwrap(value: object) -> Any:
-    return value.value if isinstance(value, RefinedLoss) else value
-
-
-def log_ratio_loss(outputs: Sequence[Hashable], enclose1: Any, enclose2: Any, exact_pairs: Any) -> RefinedLoss:
-    """``max_r |ln P1(r) − ln P2(r)|`` from per-output enclosures ``enclose(r, bits)`` of two laws.
-
-    ``exact_pairs()`` returns ``[(P1(r), P2(r)), …]`` as exact ``ExpRatio``
-    values for the exact fallback.  Outputs impossible under both laws are
-    skipped; one possible under only one law gives an infinite loss
-    (:class:`InvalidArgument`: the laws are not mutually absolutely continuous).
-    """
-    best: dict[str, Any] = {}
-
-    def enclose(bits: int) -> tuple[Fraction, Fraction]:
-        lo_max, hi_max = Fraction(0), Fraction(0)
-        for r in outputs:
-            lo1, hi1 = enclose1(r, bits + 4)
-            lo2, hi2 = enclose2(r, bits + 4)
-            if hi1 == 0 and hi2 == 0:
-                continue
-            if lo1 <= 0 or lo2 <= 0:
-                raise InvalidArgument(f"output {r!r} is impossible under one law only: the loss is infinite", parameter="r", value=r)
-            up_lo, up_hi = _log_bounds(lo1 / hi2, hi1 / lo2, bits + 8)
-            low_lo, low_hi = -up_hi, -up_lo
-            candidate_lo = max(up_lo, low_lo, Fraction(0))
-            candidate_hi = max(up_hi, low_hi)
-            if candidate_hi > hi_max or not best:
-                best["output"], best["first"] = r, up_hi >= low_hi
-            lo_max, hi_max = max(lo_max, candidate_lo), max(hi_max, candidate_hi)
-        return lo_max, hi_max
-
-    def exact() -> LogExpRatio:
-        winner: LogExpRatio | None = None
-        for (p1, p2), r in zip(exact_pairs(), outputs):
-            if p1.sign() == 0 and p2.sign() == 0:
-                continue
-            up = LogExpRatio._trusted(p1.numerator * p2.denominator, p2.numerator * p1.denominator)
-            for candidate in (up, -up):
-                if winner is None or candidate > winner:
-                    winner = candidate
-        assert winner is not None
-        return winner
-
-    value = RefinedValue(enclose, exact=exact, label="privacy loss")
-    value.enclose(30)
-    return RefinedLoss(value=value, output=best.get("output"), larger_on_first=bool(best.get("first", True)))
-
-
-def _log_bounds(lo: Fraction, hi: Fraction, bits: int) -> tuple[Fraction, Fraction]:
-    """Rationals around ``[ln lo, ln hi]`` (``0 < lo <= hi``)."""
-    with ctx.workprec(bits + 64):
-        low = ball_endpoints(arb(fmpq(lo.numerator, lo.denominator)).log())[0]
-        high = ball_endpoints(arb(fmpq(hi.numerator, hi.denominator)).log())[1]
-    return low, high

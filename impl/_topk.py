@@ -34,10 +34,11 @@ from ._exactreal import ExpRatio
 from ._expsum import ExpSum, _check_bits, arb_from_fraction, ball_endpoints
 from ._inputs import check_base_measure, check_epsilon, check_outputs, check_quality, evaluate_scores
 from ._inversion import InversionTable
-from ._pf_law import _LevelCache, _Levels
+from ._pf_law import _LevelCache, _Levels, log_ratio_loss
 from ._permute_flip import sample_permute_and_flip
 from ._random import resolve_rng
-from ._refined import RefinedLoss, RefinedValue, log_ratio_loss
+from ._mechanism import PrivacyLoss
+from ._refined import RefinedValue
 
 __all__ = ["ExponentialTopK", "PermuteAndFlipTopK", "TopKDistribution"]
 
@@ -108,7 +109,7 @@ class _TopK:
         """One exact draw: an ordered k-tuple of distinct outputs."""
         return self.distribution(dataset).sample(rng=rng)
 
-    def privacy_loss(self, dataset1: Any, dataset2: Any) -> RefinedLoss:
+    def privacy_loss(self, dataset1: Any, dataset2: Any) -> PrivacyLoss:
         """The exact ``max_t |ln P1(t) − ln P2(t)|`` over every ordered k-tuple ``t``."""
         return self.distribution(dataset1).privacy_loss(self.distribution(dataset2))
 
@@ -319,7 +320,7 @@ class TopKDistribution:
             chosen.append(mechanism.outputs[remaining.pop(pick)])
         return tuple(chosen)
 
-    def privacy_loss(self, other: TopKDistribution, *, limit: int = MAX_ENUMERATED) -> RefinedLoss:
+    def privacy_loss(self, other: TopKDistribution, *, limit: int = MAX_ENUMERATED) -> PrivacyLoss:
         """The exact ``max_t |ln P_self(t) − ln P_other(t)|`` over every ordered tuple (at most ``limit``)."""
         if not isinstance(other, TopKDistribution) or other._mechanism is not self._mechanism:
             raise InvalidArgument(

@@ -145,6 +145,26 @@ def _mapping(function: str, scale: float, negate: bool, monotonic: bool, law: st
     }
 
 
+_UNSEEDED = "OpenDP cannot be seeded: this audit is reproducible in distribution only"
+
+
+def _case(
+    name: str, measurement: Any, reference: Any, scores: Sequence[Any], neighbour: Sequence[Any] | None,
+    mapping: dict[str, str], findings: list[ExactFinding],
+) -> AuditCase:
+    """An OpenDP audit case: the measurement called on the score vector as a list."""
+    return AuditCase(
+        name=name,
+        sampler=lambda values: measurement(list(values)),
+        reference=reference,
+        dataset=tuple(scores),
+        neighbour=tuple(neighbour) if neighbour is not None else None,
+        mapping=mapping,
+        findings=tuple(findings),
+        notes=(_UNSEEDED,),
+    )
+
+
 def opendp_noisy_max(
     scores: Sequence[Any],
     *,
@@ -179,15 +199,11 @@ def opendp_noisy_max(
         scores=scores, neighbour=neighbour,
     )
     law = "exponential noise of scale s, arg-max = permute-and-flip" if pure else "Gumbel noise of scale s, arg-max = exponential mechanism"
-    return AuditCase(
-        name=f"OpenDP make_noisy_max ({'MaxDivergence' if pure else 'zCDP'}{', negate' if negate else ''})",
-        sampler=lambda values: measurement(list(values)),
-        reference=reference,
-        dataset=tuple(scores),
-        neighbour=tuple(neighbour) if neighbour is not None else None,
-        mapping=_mapping("make_noisy_max", scale, negate, monotonic, law, type(reference).__name__ + "(quality=scores)"),
-        findings=tuple(findings),
-        notes=("OpenDP cannot be seeded: this audit is reproducible in distribution only",),
+    return _case(
+        f"OpenDP make_noisy_max ({'MaxDivergence' if pure else 'zCDP'}{', negate' if negate else ''})",
+        measurement, reference, scores, neighbour,
+        _mapping("make_noisy_max", scale, negate, monotonic, law, type(reference).__name__ + "(quality=scores)"),
+        findings,
     )
 
 
@@ -229,15 +245,11 @@ def opendp_noisy_top_k(
         if pure
         else f"the top {k} of Gumbel-noised scores, in order (= {k} peeled exponential mechanisms)"
     )
-    return AuditCase(
-        name=f"OpenDP make_noisy_top_k (k = {k}, {'MaxDivergence' if pure else 'zCDP'}{', negate' if negate else ''})",
-        sampler=lambda values: measurement(list(values)),
-        reference=reference,
-        dataset=tuple(scores),
-        neighbour=tuple(neighbour) if neighbour is not None else None,
-        mapping=_mapping("make_noisy_top_k", scale, negate, monotonic, law, type(reference).__name__ + "(quality=scores)", f", k = {k}"),
-        findings=tuple(findings),
-        notes=("OpenDP cannot be seeded: this audit is reproducible in distribution only",),
+    return _case(
+        f"OpenDP make_noisy_top_k (k = {k}, {'MaxDivergence' if pure else 'zCDP'}{', negate' if negate else ''})",
+        measurement, reference, scores, neighbour,
+        _mapping("make_noisy_top_k", scale, negate, monotonic, law, type(reference).__name__ + "(quality=scores)", f", k = {k}"),
+        findings,
     )
 
 
@@ -274,17 +286,13 @@ def opendp_report_noisy_max_gumbel(
         measurement, d_in=d_in, scale=scale, monotonic=monotonic, rounds=1, pure=True, reference=reference,
         scores=scores, neighbour=neighbour,
     )
-    return AuditCase(
-        name=f"OpenDP make_report_noisy_max_gumbel (optimize = {optimize!r})",
-        sampler=lambda values: measurement(list(values)),
-        reference=reference,
-        dataset=tuple(scores),
-        neighbour=tuple(neighbour) if neighbour is not None else None,
-        mapping=_mapping(
+    return _case(
+        f"OpenDP make_report_noisy_max_gumbel (optimize = {optimize!r})",
+        measurement, reference, scores, neighbour,
+        _mapping(
             "make_report_noisy_max_gumbel", scale, negate, monotonic,
             "Gumbel noise of scale s, arg-max (arg-min for optimize='min') = exponential mechanism",
             "ExponentialMechanism(quality=scores)", f", optimize = {optimize!r}",
         ),
-        findings=tuple(findings),
-        notes=("OpenDP cannot be seeded: this audit is reproducible in distribution only",),
+        findings,
     )

@@ -222,6 +222,26 @@ def reference_law(reference: Any, dataset: Any) -> ReferenceLaw:
     )
 
 
+def _listed(
+    name: str, kind: str, outputs: Sequence[Hashable], bounds: Sequence[tuple[Fraction, Fraction]], law: Any,
+    alternatives: Callable[[], list[Alternative]],
+) -> ReferenceLaw:
+    """A law over a mechanism's outputs whose every bound is computed up front."""
+    index = {r: i for i, r in enumerate(outputs)}
+    return ReferenceLaw(
+        name=name,
+        kind=kind,
+        outcome_count=len(outputs),
+        outcomes=tuple(outputs),
+        bounds=lambda r: bounds[index[r]],
+        is_outcome=lambda r: r in index,
+        sampler=lambda rng: law.sample(rng=rng),
+        law=law,
+        alternatives=alternatives,
+        all_bounds=bounds,
+    )
+
+
 def _em_bounds(measure: Sequence[Fraction], scores: Sequence[Fraction], epsilon: Fraction) -> tuple[tuple[Fraction, Fraction], ...]:
     return weight_enclosures(measure, [epsilon * s for s in scores], _BITS)
 
@@ -230,7 +250,6 @@ def _exponential(mechanism: ExponentialMechanism, dataset: Any, *, quantile: Qua
     distribution = mechanism.distribution(dataset)
     scores, measure, eps = distribution.scores, mechanism.base_measure, mechanism.epsilon
     bounds = _em_bounds(measure, scores, eps)
-    index = {r: i for i, r in enumerate(mechanism.outputs)}
 
     def alternatives() -> list[Alternative]:
         found = [
@@ -264,25 +283,13 @@ def _exponential(mechanism: ExponentialMechanism, dataset: Any, *, quantile: Qua
         if len(set(measure)) > 1:
             name += ", with base measure"
         kind = "exponential"
-    return ReferenceLaw(
-        name=name,
-        kind=kind,
-        outcome_count=len(mechanism.outputs),
-        outcomes=tuple(mechanism.outputs),
-        bounds=lambda r: bounds[index[r]],
-        is_outcome=lambda r: r in index,
-        sampler=lambda rng: distribution.sample(rng=rng),
-        law=distribution,
-        alternatives=alternatives,
-        all_bounds=bounds,
-    )
+    return _listed(name, kind, mechanism.outputs, bounds, distribution, alternatives)
 
 
 def _permute_and_flip(mechanism: PermuteAndFlip, dataset: Any) -> ReferenceLaw:
     distribution = mechanism.distribution(dataset)
     scores, eps = distribution.scores, mechanism.epsilon
     bounds = distribution.enclosures(_BITS)
-    index = {r: i for i, r in enumerate(mechanism.outputs)}
     ones = [Fraction(1)] * len(scores)
 
     def alternatives() -> list[Alternative]:
@@ -301,18 +308,8 @@ def _permute_and_flip(mechanism: PermuteAndFlip, dataset: Any) -> ReferenceLaw:
         )
         return found
 
-    return ReferenceLaw(
-        name=f"permute-and-flip, ε = {eps}, |R| = {len(mechanism.outputs)}",
-        kind="permute-and-flip",
-        outcome_count=len(mechanism.outputs),
-        outcomes=tuple(mechanism.outputs),
-        bounds=lambda r: bounds[index[r]],
-        is_outcome=lambda r: r in index,
-        sampler=lambda rng: distribution.sample(rng=rng),
-        law=distribution,
-        alternatives=alternatives,
-        all_bounds=bounds,
-    )
+    name = f"permute-and-flip, ε = {eps}, |R| = {len(mechanism.outputs)}"
+    return _listed(name, "permute-and-flip", mechanism.outputs, bounds, distribution, alternatives)
 
 
 class _FixedScores:
