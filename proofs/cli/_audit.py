@@ -20,7 +20,8 @@ from typing import Any
 from expmech.spec import ExpMechError
 
 from ..audit import AuditCase, AuditResult, SamplerError, render_html, render_json, render_text
-from ._verify import UsageError, _import
+from ._targets import _import, root_on_path
+from ._values import UsageError
 
 __all__ = ["add_audit_parser", "load_cases", "run_audit"]
 
@@ -29,7 +30,8 @@ def load_cases(references: list[str]) -> list[AuditCase]:
     """The audit cases named by ``references`` (``module:attr``); :class:`UsageError` for anything else."""
     cases: list[AuditCase] = []
     for reference in references:
-        value: Any = _import(reference)
+        with root_on_path(Path.cwd()):
+            value, _ = _import(reference, reference, "target")
         if callable(value) and not isinstance(value, AuditCase):
             try:
                 value = value()
