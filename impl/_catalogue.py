@@ -17,6 +17,7 @@ from typing import Any
 import sympy
 
 from expmech.spec import (
+    BetaPrior,
     DATASET_SIZE,
     Booleans,
     Categories,
@@ -63,7 +64,7 @@ class CatalogueEntry:
     claimed_sensitivity: sympy.Expr
     epsilon: Fraction = Fraction(1, 2)
     wrong: str = ""
-    base_measure: dict[Any, Fraction] | None = None
+    base_measure: dict[Any, Fraction] | BetaPrior | None = None
     auction: DigitalGoodsAuction | None = None
 
 
@@ -242,6 +243,14 @@ def _categorical_models() -> LogLikelihood:
     return LogLikelihood(likelihood, schema=schema, outputs=outputs, name="posterior-categorical")
 
 
+def _bernoulli_interval() -> LogLikelihood:
+    """ℓ(x, θ) = θ for x = 1, 1 − θ for x = 0; θ continuous on the clipped interval [1/10, 9/10]."""
+    schema = RecordSchema(x=Booleans())
+    outputs = OutputSpace(theta=RationalRange(Fraction(1, 10), Fraction(9, 10)))
+    x, theta = schema["x"], outputs["theta"]
+    return LogLikelihood(sympy.Piecewise((theta, sympy.Eq(x, 1)), (1 - theta, True)), schema=schema, outputs=outputs, name="posterior-beta-bernoulli")
+
+
 POSTERIOR_CATALOGUE: tuple[CatalogueEntry, ...] = (
     CatalogueEntry(
         "posterior-bernoulli",
@@ -251,6 +260,15 @@ POSTERIOR_CATALOGUE: tuple[CatalogueEntry, ...] = (
         sympy.log(9),
         epsilon=Fraction(1),
         base_measure={Fraction(i, 10): Fraction(i * (10 - i), 100) for i in range(1, 10)},
+    ),
+    CatalogueEntry(
+        "posterior-beta-bernoulli",
+        "one posterior sample of a continuous Bernoulli θ ∈ [1/10, 9/10], Beta(2, 2) prior: Δq = ln 9",
+        _bernoulli_interval(),
+        Neighbours.REPLACE_ONE,
+        sympy.log(9),
+        epsilon=Fraction(1),
+        base_measure=BetaPrior(2, 2),
     ),
     CatalogueEntry(
         "posterior-categorical-tempered",

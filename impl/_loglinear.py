@@ -261,12 +261,17 @@ class LogLinear(ExactOrdering):
             return "∞"
         if not self.logs:
             return readable(self.constant)
+        lo, hi = self.enclose(24)
+        if self.constant == 0 and all(c.denominator == 1 for _, c in self.logs):
+            argument = Fraction(1)
+            for b, c in self.logs:
+                argument *= Fraction(b) ** int(c)
+            return f"ln({readable(argument)}) ≈ {approximate((lo + hi) / 2)}"
         parts = [] if self.constant == 0 else [readable(self.constant)]
         for b, c in self.logs:
             magnitude = abs(c)
             term = f"ln({b})" if magnitude == 1 else f"{readable(magnitude)}·ln({b})"
             parts.append(("− " if c < 0 else "+ ") + term if parts else ("−" if c < 0 else "") + term)
-        lo, hi = self.enclose(24)
         return f"{' '.join(parts)} ≈ {approximate((lo + hi) / 2)}"
 
     def __repr__(self) -> str:

@@ -29,7 +29,7 @@ from typing import Any
 
 from flint import arb, ctx
 
-from expmech.spec import LogLikelihood
+from expmech.spec import LogLikelihood, OutputSpace, RationalRange
 from expmech.spec._errors import InvalidArgument, InvalidType, describe
 
 from ._inputs import check_base_measure, check_epsilon, check_outputs
@@ -37,6 +37,7 @@ from ._expsum import DEFAULT_MAX_PRECISION
 from ._loglinear import LogLinear
 from ._mechanism import PrivacyLoss
 from ._radical import LogRadicalRatio, RadicalRatio, RadicalSum
+from ._posterior_continuous import ContinuousPosterior
 from ._random import resolve_rng
 
 __all__ = ["PosteriorDistribution", "PosteriorSampling"]
@@ -64,7 +65,7 @@ class PosteriorSampling:
     Fraction(9, 20)
     """
 
-    __slots__ = ("_quality", "_epsilon", "_outputs", "_base_measure", "_index")
+    __slots__ = ("_quality", "_epsilon", "_outputs", "_base_measure", "_index", "_continuous")
 
     def __init__(self, quality: Any, *, epsilon: Any = 1, outputs: Any = None, base_measure: Any = None) -> None:
         if not isinstance(quality, LogLikelihood):
@@ -73,6 +74,14 @@ class PosteriorSampling:
             )
         self._quality = quality
         self._epsilon = check_epsilon(epsilon)
+        self._continuous: ContinuousPosterior | None = None
+        interval = _interval(quality, outputs)
+        if interval is not None:
+            self._continuous = ContinuousPosterior(quality, epsilon=self._epsilon, interval=interval, prior=base_measure)
+            self._outputs: tuple[Hashable, ...] = ()
+            self._base_measure: tuple[Fraction, ...] = ()
+            self._index: dict[Hashable, int] = {}
+            return
         if outputs is None:
             if not quality.output_space.is_finite:
                 raise InvalidArgument(
@@ -106,7 +115,9 @@ class PosteriorSampling:
         return self._base_measure
 
     def weights(self, dataset: Any) -> tuple[Fraction, ...] | tuple[RadicalSum, ...]:
-        """``π(θ)·L(d | θ)^{ε₀}`` for each θ, exactly: Fractions for an integer ε₀, else :class:`RadicalSum` values."""
+        """``π(θ)·L(d | θ)^{ε₀}`` for each θ of a grid, exactly: Fractions for an integer ε₀, else :class:`RadicalSum` values."""
+        if self._continuous is not None:
+            raise InvalidArgument("θ ranges over an interval: use distribution(dataset).density(θ)", parameter="outputs", value=self._continuous.interval)
         a, b = self._epsilon.numerator, self._epsilon.denominator
         likelihoods = self._quality.likelihoods(dataset, self._outputs)
         if b == 1:
@@ -115,12 +126,21 @@ class PosteriorSampling:
             RadicalSum.root(lik**a, b, m) if m and lik else RadicalSum() for m, lik in zip(self._base_measure, likelihoods)
         )
 
-    def distribution(self, dataset: Any) -> PosteriorDistribution:
+    @property
+    def continuous(self) -> ContinuousPosterior | None:
+        """The polynomial law's machinery when θ ranges over an interval, else None."""
+        return self._continuous
+
+    def distribution(self, dataset: Any) -> Any:
         """The exact law of the (tempered) posterior sample on ``dataset``.
 
+        A :class:`PosteriorDistribution` on a finite grid, a
+        :class:`ContinuousPosteriorDistribution` when θ ranges over an interval.
         Raises :class:`InvalidArgument` when every weight is 0 (the prior puts no
         mass where the data have positive likelihood).
         """
+        if self._continuous is not None:
+            return self._continuous.distribution(dataset)
         weights = self.weights(dataset)
         if all(w == 0 for w in weights):
             raise InvalidArgument(
@@ -134,12 +154,31 @@ class PosteriorSampling:
         """The exact ``max_θ |ln p1(θ) − ln p2(θ)|`` over parameters either law can draw (``+∞`` if only one can)."""
         return self.distribution(dataset1).privacy_loss(self.distribution(dataset2))
 
-    def sample(self, dataset: Any, *, rng: random.Random | None = None) -> Hashable:
-        """One exact draw of the (tempered) posterior on ``dataset`` (a uniform random integer, nothing else)."""
-        return self.distribution(dataset).sample(rng=rng)
+    def sample(self, dataset: Any, *, rng: random.Random | None = None, **grid: Any) -> Hashable:
+        """One exact draw of the (tempered) posterior on ``dataset``.
+
+        For θ on an interval the draw is released on a grid: ``grid_bits=`` (a
+        step of 2^-bits, default 20) or ``grid=`` (a rational step).
+        """
+        if grid and self._continuous is None:
+            raise InvalidArgument(f"{sorted(grid)[0]}= applies to a continuous parameter only", parameter=sorted(grid)[0], value=grid)
+        return self.distribution(dataset).sample(rng=rng, **grid)
 
     def __repr__(self) -> str:
         return f"PosteriorSampling({self._quality!r}, epsilon={self._epsilon}, outputs=<{len(self._outputs)} parameters>)"
+
+
+def _interval(quality: LogLikelihood, outputs: Any) -> RationalRange | None:
+    """The interval θ ranges over, if the outputs are one (a RationalRange, or the quality's one RationalRange variable)."""
+    if isinstance(outputs, RationalRange):
+        return outputs
+    if isinstance(outputs, OutputSpace):
+        outputs = None if outputs == quality.output_space else outputs
+    if outputs is None:
+        domains = [domain for _, _, domain in quality.output_space.items()]
+        if len(domains) == 1 and isinstance(domains[0], RationalRange):
+            return domains[0]
+    return None
 
 
 class PosteriorDistribution:

@@ -28,7 +28,7 @@ from ._language import (
     size,
     total,
 )
-from ._likelihood import LogLikelihood, likelihood_from_json, likelihood_to_json
+from ._likelihood import BetaPrior, LogLikelihood, likelihood_from_json, likelihood_to_json
 from ._neighbours import Neighbours
 from ._privacy import derive_epsilon
 from ._quality import QualityFunction
@@ -37,6 +37,7 @@ from ._source import STATEMENTS, statement
 from ._statements import Hypothesis, ProofStep, Statement, StepCheck, StepStatus, check_step, check_steps
 
 __all__ = [
+    "BetaPrior",
     "DATASET_SIZE",
     "IDENTITIES",
     "STATEMENTS",

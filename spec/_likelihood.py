@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -31,7 +32,7 @@ from ._language import OutputSpace, RecordSchema
 from ._quality import Env, _compile, _SpecFunction
 from ._serial import function_from_json, function_to_json
 
-__all__ = ["LogLikelihood", "likelihood_from_json", "likelihood_to_json"]
+__all__ = ["BetaPrior", "LogLikelihood", "likelihood_from_json", "likelihood_to_json"]
 
 CANONICAL_VERSION = "expmech-log-likelihood/1"
 
@@ -116,6 +117,31 @@ class LogLikelihood(_SpecFunction):
 
 def _show(codes: Env) -> str:
     return ", ".join(f"{k}={v}" for k, v in codes.items())
+
+
+@dataclass(frozen=True)
+class BetaPrior:
+    """The prior density ``∝ θ^{α−1}(1−θ)^{β−1}`` of a continuous parameter θ, integer ``α, β >= 1``.
+
+    The base measure of a posterior over a clipped interval ``[a, b] ⊂ (0, 1)``:
+    with integer parameters it is a polynomial, so every integral of the
+    posterior is a rational.  ``BetaPrior(1, 1)`` is the uniform prior.
+    """
+
+    alpha: int
+    beta: int
+
+    def __post_init__(self) -> None:
+        for name in ("alpha", "beta"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidType(f"{name}={describe(value)} must be an int (a polynomial density needs integer parameters)", parameter=name, value=value)
+            if value < 1:
+                raise InvalidArgument(f"{name}={value} must be >= 1", parameter=name, value=value)
+
+    def describe(self) -> str:
+        """Canonical text."""
+        return f"BetaPrior({self.alpha}, {self.beta})"
 
 
 def likelihood_to_json(quality: LogLikelihood) -> dict[str, Any]:

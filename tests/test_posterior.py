@@ -23,9 +23,11 @@ from expmech.proofs.conformance import FAMILIES, Finding, search_dropped_hypothe
 from expmech.proofs.conformance._posterior_family import bernoulli_likelihood
 from expmech.proofs.prover._likelihood import prove_likelihood_ratio
 from expmech.spec import (
+    BetaPrior,
     Booleans,
     Categories,
     Grid,
+    IntRange,
     InvalidArgument,
     InvalidType,
     LogLikelihood,
@@ -337,13 +339,16 @@ def test_bad_input_is_refused_by_name():
         negative.likelihood([True], Fraction(1, 4))
     refuted = prove_likelihood_ratio(negative, neighbours="replace-one")
     assert refuted.status is Status.REFUTED and refuted.bound is sympy.oo
-    with pytest.raises(InvalidArgument, match="not finite"):
-        PosteriorSampling(LogLikelihood(theta, schema=RecordSchema(c=Categories(("a",))), outputs=OutputSpace(theta=RationalRange(0, 1))), epsilon=1)
+    with pytest.raises(InvalidArgument, match="must be a bounded interval"):
+        PosteriorSampling(LogLikelihood(theta, schema=RecordSchema(c=Categories(("a",))), outputs=OutputSpace(theta=RationalRange(0, None))), epsilon=1)
     vanishing = LogLikelihood(sympy.Piecewise((theta - sympy.Rational(1, 4), sympy.Eq(x, 1)), (1, True)), schema=schema, outputs=outputs)
     with pytest.raises(InvalidArgument, match="weight 0"):  # the prior sits only where the data's likelihood is 0
         PosteriorSampling(vanishing, epsilon=1, base_measure={Fraction(1, 4): 1, Fraction(3, 4): 0}).distribution([True])
+    with pytest.raises(InvalidArgument, match="must be a bounded interval"):
+        certify(LogLikelihood(theta, schema=schema, outputs=OutputSpace(theta=RationalRange(1, None))), epsilon=1, neighbours="replace-one")
     with pytest.raises(InvalidArgument, match="parameter space must be finite"):
-        certify(LogLikelihood(theta, schema=schema, outputs=OutputSpace(theta=RationalRange(0, 1))), epsilon=1, neighbours="replace-one")
+        integers = OutputSpace(k=IntRange(1, None))
+        certify(LogLikelihood(1 / integers["k"], schema=schema, outputs=integers), epsilon=1, neighbours="replace-one")
 
 
 @pytest.mark.parametrize("module", [expmech.spec._likelihood, expmech.impl._loglinear, expmech.impl._posterior])
@@ -433,3 +438,116 @@ def test_radical_sum_signs_agree_with_high_precision(terms, index):
         assert value.sign() == (1 if approx > 0 else -1)
     else:
         assert value.is_zero()
+
+
+# -- a continuous parameter: the Beta–Bernoulli polynomial law ----------------------------------
+
+
+def _interval_likelihood(lo, hi):
+    schema, outputs = RecordSchema(x=Booleans()), OutputSpace(theta=RationalRange(lo, hi))
+    x, theta = schema["x"], outputs["theta"]
+    return LogLikelihood(sympy.Piecewise((theta, sympy.Eq(x, 1)), (1 - theta, True)), schema=schema, outputs=outputs)
+
+
+@st.composite
+def interval_cases(draw, clipped=True):
+    """A clipped [a, b] of tenths, Beta(α, β), ε₀ and two neighbouring bit datasets."""
+    a = draw(st.integers(1 if clipped else 0, 8))
+    b = draw(st.integers(a + 1, 9 if clipped else 10))
+    data = draw(st.lists(st.integers(0, 1), min_size=1, max_size=6))
+    other = list(data)
+    position = draw(st.integers(0, len(data) - 1))
+    other[position] = 1 - other[position]
+    return Fraction(a, 10), Fraction(b, 10), draw(st.integers(1, 3)), draw(st.integers(1, 3)), data, other, draw(st.integers(1, 3))
+
+
+@settings(max_examples=40, deadline=None)
+@given(case=interval_cases())
+def test_continuous_law_matches_sympy_integration(case):
+    """Density, CDF and cell masses equal sympy's exact integrals of θ^A (1−θ)^B over [a, b]."""
+    lo, hi, alpha, beta, data, _, eps0 = case
+    dist = PosteriorSampling(_interval_likelihood(lo, hi), epsilon=eps0, base_measure=BetaPrior(alpha, beta)).distribution(data)
+    t = sympy.Symbol("t")
+    k = sum(data)
+    density = t ** (alpha - 1 + eps0 * k) * (1 - t) ** (beta - 1 + eps0 * (len(data) - k))
+    rational = lambda f: sympy.Rational(f.numerator, f.denominator)  # noqa: E731
+    total = sympy.integrate(density, (t, rational(lo), rational(hi)))
+    middle = (lo + hi) / 2
+    assert dist.density(middle) == Fraction(str(density.subs(t, rational(middle)) / total))
+    assert dist.cdf(middle) == Fraction(str(sympy.integrate(density, (t, rational(lo), rational(middle))) / total))
+    assert dist.cdf(hi) == 1 and dist.cdf(lo) == 0 and dist.cdf(hi + 1) == 1
+    cells = dist.cells(grid=Fraction(1, 20))
+    assert sum(cells.values()) == 1 and min(cells) == lo
+    for value, p in cells.items():
+        assert dist.cell_probability(value, grid=Fraction(1, 20)) == p
+
+
+@settings(max_examples=40, deadline=None)
+@given(case=interval_cases())
+def test_continuous_privacy_loss_is_exact_and_within_epsilon(case):
+    """sup_θ |ln p1 − ln p2| is attained at an end (checked against a 50-digit scan) and is <= 2·ε₀·ln ρ."""
+    lo, hi, alpha, beta, data, other, eps0 = case
+    mech = PosteriorSampling(_interval_likelihood(lo, hi), epsilon=eps0, base_measure=BetaPrior(alpha, beta))
+    d1, d2 = mech.distribution(data), mech.distribution(other)
+    loss = mech.privacy_loss(data, other)
+    mpmath.mp.dps = 50
+    scan = [lo + (hi - lo) * Fraction(i, 64) for i in range(65)]
+    largest = max(abs(mpmath.log(mpmath.mpf(d1.density(t).numerator) / d1.density(t).denominator) - mpmath.log(mpmath.mpf(d2.density(t).numerator) / d2.density(t).denominator)) for t in scan)
+    lo_loss, hi_loss = loss.enclose(120)
+    assert abs(largest - mpmath.mpf(hi_loss.numerator) / hi_loss.denominator) < mpmath.mpf(10) ** -30  # the ends are scanned
+    rho = max(hi / (1 - hi), (1 - lo) / lo)
+    assert loss <= 2 * eps0 * sympy.log(sympy.Rational(rho.numerator, rho.denominator))
+
+
+def test_continuous_sampler_fits_the_cells_and_has_power():
+    """Draws released on a 1/10 grid fit the exact cell masses and are rejected against the law tempered by 0.7 and 1.3."""
+    lo, hi = Fraction(1, 10), Fraction(9, 10)
+    mech = PosteriorSampling(_interval_likelihood(lo, hi), epsilon=1, base_measure=BetaPrior(2, 2))
+    data = [1] * 9 + [0] * 3
+    dist = mech.distribution(data)
+    rng = random.Random(5)
+    counts = Counter(dist.sample(rng=rng, grid=Fraction(1, 10)) for _ in range(20_000))
+    cells = dist.cells(grid=Fraction(1, 10))
+    assert chi_square_pvalue(counts, {v: float(p) for v, p in cells.items()}) > ALPHA
+    mpmath.mp.dps = 30
+    for factor in (0.7, 1.3):
+        f = lambda t: t ** (1 + 9 * factor) * (1 - t) ** (1 + 3 * factor)  # noqa: E731
+        bounds = sorted(cells) + [hi]
+        masses = [mpmath.quad(f, [float(a), float(b)]) for a, b in zip(bounds, bounds[1:])]
+        total = sum(masses)
+        assert chi_square_pvalue(counts, {v: float(m / total) for v, m in zip(sorted(cells), masses)}) < ALPHA
+
+
+@settings(max_examples=20, deadline=None)
+@given(case=interval_cases(clipped=False))
+def test_an_unclipped_interval_loses_everything(case):
+    """[0, b] or [a, 1]: the records 1 and 0 give an infinite loss at the open end (the density ratio is unbounded)."""
+    lo, hi, alpha, beta, _, _, eps0 = case
+    assume(lo == 0 or hi == 1)
+    mech = PosteriorSampling(_interval_likelihood(lo, hi), epsilon=eps0, base_measure=BetaPrior(alpha, beta))
+    loss = mech.privacy_loss([1], [0])
+    assert loss.value.infinite and loss.output in (0, 1)
+    assert prove_likelihood_ratio(_interval_likelihood(lo, hi), neighbours="replace-one").status is Status.REFUTED
+
+
+def test_continuous_bad_input_is_refused_by_name():
+    """A fractional ε₀, a non-Beta prior, a likelihood negative on the interval, a non-monotone ratio, bad Beta parameters."""
+    ell = _interval_likelihood(Fraction(1, 10), Fraction(9, 10))
+    with pytest.raises(InvalidArgument, match="epsilon=1/2 must be an integer tempering factor for a continuous parameter"):
+        PosteriorSampling(ell, epsilon=Fraction(1, 2))
+    with pytest.raises(InvalidArgument, match="base_measure=.*must be a BetaPrior"):
+        PosteriorSampling(ell, epsilon=1, base_measure={Fraction(1, 2): 1})
+    with pytest.raises(InvalidType, match="alpha="):
+        BetaPrior(Fraction(1, 2), 1)
+    with pytest.raises(InvalidArgument, match="beta=0 must be >= 1"):
+        BetaPrior(1, 0)
+    schema, outputs = RecordSchema(x=Booleans()), OutputSpace(theta=RationalRange(Fraction(1, 10), Fraction(9, 10)))
+    x, theta = schema["x"], outputs["theta"]
+    negative = LogLikelihood(sympy.Piecewise((theta - sympy.Rational(1, 2), sympy.Eq(x, 1)), (1, True)), schema=schema, outputs=outputs)
+    with pytest.raises(InvalidArgument, match="negative somewhere"):
+        PosteriorSampling(negative, epsilon=1).distribution([True])
+    bump = LogLikelihood(sympy.Piecewise((4 * theta * (1 - theta), sympy.Eq(x, 1)), (sympy.Rational(1, 2), True)), schema=schema, outputs=outputs)
+    with pytest.raises(InvalidArgument, match="extremum inside the interval"):
+        PosteriorSampling(bump, epsilon=1).privacy_loss([True], [False])
+    with pytest.raises(InvalidArgument, match="is not released on the grid"):
+        PosteriorSampling(ell, epsilon=1).distribution([True]).cell_probability(Fraction(1, 3), grid=Fraction(1, 10))

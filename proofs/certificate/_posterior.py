@@ -23,8 +23,10 @@ from typing import Any
 import sympy
 
 from expmech.impl import LogLinear, PosteriorSampling
+from expmech.impl._posterior import _interval
 from expmech.impl._inputs import check_base_measure, check_outputs
 from expmech.spec import (
+    BetaPrior,
     ExpMechError,
     InvalidArgument,
     LogLikelihood,
@@ -95,8 +97,9 @@ def _sensitivity_claim(result: LikelihoodRatioResult) -> dict[str, Any]:
 def _conformance(mech: PosteriorSampling, epsilon: sympy.Expr, neighbours: Neighbours, pairs: int, seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     bound = LogLinear.from_sympy(epsilon)
-    largest = LogLinear.rational(0)
+    largest: Any = LogLinear.rational(0)
     violations = []
+    skipped = 0
     for _ in range(pairs):
         first = [_random_record(mech.quality, rng) for _ in range(rng.randint(1, 6))]  # type: ignore[arg-type]  # reads only the schema
         extra = _random_record(mech.quality, rng)  # type: ignore[arg-type]
@@ -107,7 +110,8 @@ def _conformance(mech: PosteriorSampling, epsilon: sympy.Expr, neighbours: Neigh
             second = first + [extra]
         try:
             loss = mech.privacy_loss(first, second).value
-        except InvalidArgument:  # every weight 0 on one side: the prior misses the data (not a privacy loss)
+        except InvalidArgument:  # no posterior mass on one side, or a ratio with an interior extremum: no exact loss
+            skipped += 1
             continue
         largest = loss if loss > largest else largest
         if not loss <= bound:
@@ -120,6 +124,7 @@ def _conformance(mech: PosteriorSampling, epsilon: sympy.Expr, neighbours: Neigh
         "tempering factor) on generated neighbouring pairs, compared exactly with ε",
         "non_proof": True,
         "pairs": pairs,
+        "skipped": skipped,
         "seed": seed,
         "generator": "random.Random over the field domains",
         "largest_loss_upper_bound": _upper_text(largest),
@@ -154,21 +159,39 @@ def certify_posterior(
     ``quality`` is a :class:`~expmech.spec.LogLikelihood`; ``epsilon`` the
     tempering factor ε₀ (any rational > 0; the exact conformance check uses the
     rational law of an integer ε₀ and the radical law of a fractional one); ``base_measure`` the prior
-    over ``outputs`` (default: the finite parameter space, uniform prior);
+    over ``outputs`` (default: the finite parameter space, uniform prior) — or,
+    for θ on an interval (a :class:`~expmech.spec.RationalRange`), a
+    :class:`~expmech.spec.BetaPrior`, recorded as ``mechanism.prior``;
     ``claimed`` an optional Δq such as ``sympy.log(9)``.
     """
     epsilon0 = positive_rational(epsilon, name="epsilon")
     relation = Neighbours.parse(neighbours)
     if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 0:
         raise InvalidArgument(f"pairs={pairs!r} must be an int >= 0", parameter="pairs", value=pairs)
-    if outputs is None:
-        if not quality.output_space.is_finite:
-            raise InvalidArgument("the parameter space must be finite (or outputs= given) to certify posterior sampling", parameter="outputs", value=None)
-        outputs = quality.outputs()
-    grid = check_outputs(outputs)
-    for i, theta in enumerate(grid):
-        quality.output_space.encode(theta, name=f"outputs[{i}]")
-    prior = check_base_measure(base_measure, grid)
+    interval = _interval(quality, outputs)
+    if interval is not None:
+        if base_measure is not None and not isinstance(base_measure, BetaPrior):
+            raise InvalidArgument(f"base_measure={base_measure!r} must be a BetaPrior (or None: uniform) for θ on an interval", parameter="base_measure", value=base_measure)
+        lo, hi = interval.bounds()
+        if lo is None or hi is None:
+            raise InvalidArgument(f"outputs={interval.describe()} must be a bounded interval", parameter="outputs", value=interval)
+        beta = base_measure or BetaPrior(1, 1)
+        outputs_json: list[Any] = [{"interval": [rational_text(lo), rational_text(hi)]}]
+        prior_json: dict[str, Any] | None = {"kind": "beta", "alpha": beta.alpha, "beta": beta.beta}
+        measure_json: list[str] = []
+        mech_outputs: Any = interval
+        mech_prior: Any = beta
+    else:
+        if outputs is None:
+            if not quality.output_space.is_finite:
+                raise InvalidArgument("the parameter space must be finite (or outputs= given) to certify posterior sampling", parameter="outputs", value=None)
+            outputs = quality.outputs()
+        grid = check_outputs(outputs)
+        for i, theta in enumerate(grid):
+            quality.output_space.encode(theta, name=f"outputs[{i}]")
+        prior = check_base_measure(base_measure, grid)
+        outputs_json, prior_json, measure_json = encode_value(list(grid)), None, [rational_text(m) for m in prior]
+        mech_outputs, mech_prior = grid, dict(zip(grid, prior))
     budget = {k: v for k, v in prover_options.items() if k in ("rlimit", "timeout_ms")}
     ratio = prove_likelihood_ratio(quality, neighbours=relation, claimed=claimed, **budget)
     claims: list[dict[str, Any]] = [_sensitivity_claim(ratio)]
@@ -190,8 +213,10 @@ def certify_posterior(
                 "epsilon": _text(derived),
             }
         )
-        if pairs:
-            mech = PosteriorSampling(quality, epsilon=epsilon0, outputs=grid, base_measure=dict(zip(grid, prior)))
+        if pairs and interval is not None and epsilon0.denominator != 1:
+            notes.append("no exact conformance check: θ^(a/b) on an interval has no rational integral, so the tempered law is not computed")
+        elif pairs:
+            mech = PosteriorSampling(quality, epsilon=epsilon0, outputs=mech_outputs, base_measure=mech_prior)
             check = _conformance(mech, derived, relation, pairs, seed)
             claims.append(check)
             if check["status"] == "REFUTED":
@@ -214,13 +239,15 @@ def certify_posterior(
             }
         )
         notes.append(f"no ε-DP claim: the likelihood ratio is {ratio.status} — {ratio.reason}")
-    mechanism = {
+    mechanism: dict[str, Any] = {
         "epsilon0": rational_text(epsilon0),
         "neighbours": relation.value,
-        "outputs": encode_value(list(grid)),
-        "base_measure": [rational_text(m) for m in prior],
+        "outputs": outputs_json,
+        "base_measure": measure_json,
         "weight": WEIGHT,
     }
+    if prior_json is not None:
+        mechanism["prior"] = prior_json
     return assemble(quality, likelihood_to_json(quality), mechanism, claims, status, epsilon_text, notes)
 
 
@@ -243,6 +270,11 @@ def check_posterior(statement: dict[str, Any], record: Any, rerun_queries: Any) 
     relation = Neighbours.parse(predicate["mechanism"]["neighbours"])
     claims = {claim["id"]: claim for claim in predicate["claims"]}
     rerun_queries(predicate)
+    prior = predicate["mechanism"].get("prior")
+    if prior is not None:
+        outputs = predicate["mechanism"]["outputs"]
+        interval = len(outputs) == 1 and isinstance(outputs[0], dict) and set(outputs[0]) == {"interval"}
+        record("a Beta prior goes with an interval of θ", interval and not predicate["mechanism"]["base_measure"], "")
     sensitivity = claims.get("sensitivity")
     if sensitivity is None:
         record("sensitivity claim", False, "missing")

@@ -1,6 +1,7 @@
 """Instances of statement ``posterior-sampling``: Bernoulli posteriors on small grids, losses decided exactly.
 
-An instance is a grid of rational parameters θ, a prior on it, a tempering
+An instance is a grid of rational parameters θ (or, one time in five, a
+clipped interval [a, b] with a Beta prior: the polynomial law), a prior on it, a tempering
 factor ε₀ (an integer, or 1/2 or 3/2: a law of sums of radicals), two neighbouring datasets of bits and the ρ that ε is
 computed from (``ε = 2·ε₀·ln ρ``).  The generator now and then breaks one
 hypothesis: a grid reaching θ = 0 or 1 (not clipped: a record can rule a
@@ -20,7 +21,7 @@ from typing import Any
 import sympy
 
 from expmech.impl import LogLinear, PosteriorSampling
-from expmech.spec import Booleans, Grid, InvalidArgument, LogLikelihood, OutputSpace, RecordSchema
+from expmech.spec import BetaPrior, Booleans, Grid, InvalidArgument, LogLikelihood, OutputSpace, RationalRange, RecordSchema
 
 from ._families import Evaluation, InstanceFamily, _pick
 
@@ -53,6 +54,8 @@ class PosteriorSamplingFamily(InstanceFamily):
     statement_id: str = "posterior-sampling"
 
     def generate(self, rng: random.Random) -> dict[str, Any]:
+        if rng.random() < 0.2:
+            return self._interval_instance(rng)
         tenths = list(range(1, 10)) if rng.random() < 0.8 else list(range(0, 11))
         grid = sorted(rng.sample(tenths, rng.randint(2, min(5, len(tenths)))))
         if rng.random() < 0.1 and 0 in tenths:
@@ -70,7 +73,39 @@ class PosteriorSamplingFamily(InstanceFamily):
         rho = true_rho if rng.random() < 0.8 else max(Fraction(1), true_rho * _pick(rng, (Fraction(1, 2), Fraction(9, 10))))
         return {"grid": [Fraction(t, 10) for t in grid], "prior": prior, "d1": data, "d2": other, "epsilon0": eps0, "rho": rho}
 
+    def _interval_instance(self, rng: random.Random) -> dict[str, Any]:
+        """θ continuous on a clipped [a, b] with a Beta prior (the polynomial law)."""
+        a = rng.randint(1, 8)
+        b = rng.randint(a + 1, 9)
+        lo, hi = Fraction(a, 10), Fraction(b, 10)
+        data = [rng.randint(0, 1) for _ in range(rng.randint(1, 5))]
+        other = list(data)
+        other[rng.randrange(len(other))] = rng.randint(0, 1)
+        true_rho = max(hi / (1 - hi), (1 - lo) / lo, Fraction(1))
+        rho = true_rho if rng.random() < 0.8 else max(Fraction(1), true_rho * Fraction(1, 2))
+        return {"interval": [lo, hi], "alpha": rng.randint(1, 3), "beta": rng.randint(1, 3), "d1": data, "d2": other, "epsilon0": rng.randint(1, 2), "rho": rho}
+
+    def _evaluate_interval(self, instance: dict[str, Any]) -> Evaluation:
+        lo, hi = instance["interval"]
+        rho, eps0 = instance["rho"], instance["epsilon0"]
+        hypotheses = {
+            "prior": True,
+            "clipped": 0 < lo and hi < 1,
+            "sensitivity": rho >= max(hi / (1 - hi), (1 - lo) / lo, Fraction(1)),
+            "epsilon-positive": eps0 > 0,
+        }
+        schema, outputs = RecordSchema(x=Booleans()), OutputSpace(theta=RationalRange(lo, hi))
+        x, theta = schema["x"], outputs["theta"]
+        ell = LogLikelihood(sympy.Piecewise((theta, sympy.Eq(x, 1)), (1 - theta, True)), schema=schema, outputs=outputs)
+        mech = PosteriorSampling(ell, epsilon=eps0, base_measure=BetaPrior(instance["alpha"], instance["beta"]))
+        loss = mech.privacy_loss(instance["d1"], instance["d2"])
+        bound = LogLinear.log(rho) * (2 * eps0)
+        detail = f"θ ∈ [{lo}, {hi}]: loss {float(loss.value):.4g} at θ = {loss.output} vs ε = 2·{eps0}·ln({rho}) ≈ {float(bound):.4g}"
+        return Evaluation(hypotheses, loss.value <= bound, detail)
+
     def evaluate(self, instance: dict[str, Any]) -> Evaluation:
+        if "interval" in instance:
+            return self._evaluate_interval(instance)
         grid, prior = tuple(instance["grid"]), list(instance["prior"])
         d1, d2, eps0, rho = instance["d1"], instance["d2"], instance["epsilon0"], instance["rho"]
         interior = [t for t in grid if 0 < t < 1]
