@@ -262,6 +262,14 @@ POSTERIOR_CATALOGUE: tuple[CatalogueEntry, ...] = (
         base_measure={Fraction(i, 10): Fraction(i * (10 - i), 100) for i in range(1, 10)},
     ),
     CatalogueEntry(
+        "posterior-categorical-tempered",
+        "a posterior over four candidate category distributions, tempered by ε₀ = 1/2, uniform prior: Δq = ln 2",
+        _categorical_models(),
+        Neighbours.REPLACE_ONE,
+        sympy.log(2),
+        epsilon=Fraction(1, 2),
+    ),
+    CatalogueEntry(
         "posterior-beta-bernoulli",
         "one posterior sample of a continuous Bernoulli θ ∈ [1/10, 9/10], Beta(2, 2) prior: Δq = ln 9",
         _bernoulli_interval(),
@@ -269,14 +277,6 @@ POSTERIOR_CATALOGUE: tuple[CatalogueEntry, ...] = (
         sympy.log(9),
         epsilon=Fraction(1),
         base_measure=BetaPrior(2, 2),
-    ),
-    CatalogueEntry(
-        "posterior-categorical-tempered",
-        "a posterior over four candidate category distributions, tempered by ε₀ = 1/2, uniform prior: Δq = ln 2",
-        _categorical_models(),
-        Neighbours.REPLACE_ONE,
-        sympy.log(2),
-        epsilon=Fraction(1, 2),
     ),
 )
 
