@@ -16,3 +16,18 @@ def test_sampling_benchmark_exact_case_runs():
     spec.loader.exec_module(module)
     seconds, loss = module.bench_exact(200, 200)
     assert seconds > 0 and 0 < loss <= 0.4
+
+
+@pytest.mark.slow
+def test_audit_benchmark_runs():
+    """bench_audit times the permute-and-flip law and finds a chi-square N for an obvious alternative."""
+    import numpy as np
+
+    path = pathlib.Path(__file__).parent / "benchmarks" / "bench_audit.py"
+    spec = importlib.util.spec_from_file_location("bench_audit", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rows = module.bench_permute_and_flip(1)
+    assert [size for size, _, _ in rows] == [100, 1000, 10_000, 12, 16]
+    null, swapped = np.array([0.7, 0.2, 0.1]), np.array([0.1, 0.2, 0.7])
+    assert module.smallest_n(null, swapped, 0.8, replicates=500, seed=0) < 100

@@ -46,7 +46,7 @@ _HIERARCHY = [
     ("B", "C", 2), ("B", "D", 2), ("C", "D", 1),
 ]
 #: Within numpy.isclose of balanced, but not balanced: the library drops the factor 2.
-_NEAR_BALANCED = [("a", "b", 1.0), ("a", "c", 1.0), ("b", "c", 1.0 + 2.0**-30)]
+_NEAR_BALANCED = [("a", "b", 1.0), ("a", "c", 1.0 - 2.0**-14), ("b", "c", 1.0)]
 _DATA = (12, 35, 41, 47, 50, 52, 58, 63, 71, 88)
 _DATA_NEIGHBOUR = (12, 35, 41, 47, 50, 52, 58, 63, 71, 97)
 
