@@ -9,13 +9,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any, NoReturn
 
 from expmech.spec import ExpMechError, InvalidArgument, PrecisionExhausted
+
+from ._progress import Progress
+from ._synth_cost import DEFAULT_BUDGET
 
 __all__ = ["main"]
 
@@ -28,33 +30,6 @@ def _version() -> str:
         return metadata.version("expmech")
     except metadata.PackageNotFoundError:  # pragma: no cover
         return "unknown"
-
-
-class _Progress:
-    """A rich progress bar on stderr, shown only once a run has taken more than a second."""
-
-    def __init__(self, total: int, label: str) -> None:
-        self.total, self.label, self.done, self.start = total, label, 0, time.monotonic()
-        self.bar: Any = None
-        self.task: Any = None
-
-    def __call__(self) -> None:
-        self.done += 1
-        if self.bar is None and time.monotonic() - self.start > 1.0 and self.done < self.total:
-            try:
-                from rich.console import Console
-                from rich.progress import Progress
-            except ImportError:
-                return
-            self.bar = Progress(console=Console(stderr=True), transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task(self.label, total=self.total, completed=self.done)
-        elif self.bar is not None:
-            self.bar.update(self.task, completed=self.done)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 Z3_LIMIT = 2**32 - 1  # z3 reads rlimit and timeout as unsigned 32-bit integers
@@ -103,11 +78,8 @@ def _verify(args: argparse.Namespace) -> int:
     from ._verify import exit_code, verify_targets
 
     loaded = load_targets(args.targets)
-    progress = _Progress(len(loaded.targets), "verifying")
-    try:
-        verdicts = verify_targets(loaded.targets, progress=progress, **_prover_options(args, loaded.options))
-    finally:
-        progress.close()
+    with Progress(len(loaded.targets), "verifying") as progress:
+        verdicts = verify_targets(loaded.targets, progress=progress.step, **_prover_options(args, loaded.options))
     print(render(verdicts, args.format, version=_version()))
     return exit_code(verdicts)
 
@@ -130,11 +102,8 @@ def _certify(args: argparse.Namespace) -> int:
 
     loaded = load_targets([args.target])
     directory = _output_directory(args.output)
-    progress = _Progress(len(loaded.targets), "certifying")
-    try:
-        verdicts = verify_targets(loaded.targets, progress=progress, **_prover_options(args, loaded.options))
-    finally:
-        progress.close()
+    with Progress(len(loaded.targets), "certifying") as progress:
+        verdicts = verify_targets(loaded.targets, progress=progress.step, **_prover_options(args, loaded.options))
     for verdict in verdicts:
         if verdict.certificate is None:
             last = (verdict.error or "").strip().splitlines()[-1:] or [""]
@@ -172,7 +141,10 @@ def _check(args: argparse.Namespace) -> int:
 def _spec(args: argparse.Namespace) -> int:
     from ._spec_report import render_json, render_text, spec_reports
 
-    reports = spec_reports(instances=args.instances, attempts=args.attempts, seed=args.seed)
+    from expmech.spec import STATEMENTS
+
+    with Progress(len(STATEMENTS), "checking statements") as progress:
+        reports = spec_reports(instances=args.instances, attempts=args.attempts, seed=args.seed, progress=progress.step)
     print(render_json(reports) if args.format == "json" else render_text(reports))
     return EXIT_VERIFIED if all(r.holds for r in reports) else EXIT_VIOLATION
 
@@ -210,18 +182,20 @@ def _parser() -> argparse.ArgumentParser:
     spec.add_argument("--attempts", type=_bounded_int(1, 10**7), default=2000, help="draws per dropped-hypothesis search")
     spec.add_argument("--seed", type=int, default=0)
     synth = commands.add_parser("synth", help="release a synthetic dataset for a CSV of bit records (Blum–Ligett–Roth)")
-    synth.add_argument("input", help="CSV of 0/1 records, one per line")
-    synth.add_argument("--k", type=int, default=None, help="bits per record (default: the CSV's width)")
-    synth.add_argument("--m", type=int, required=True, help="records in the synthetic dataset")
-    synth.add_argument("--epsilon", default="1", help="target ε as p/q (default 1)")
-    synth.add_argument("--alpha", default="1/2", help="usefulness α as p/q")
-    synth.add_argument("--delta", default="1/10", help="usefulness δ as p/q")
+    synth.add_argument("input", help="CSV of 0/1 records, one per line (UTF-8)")
+    synth.add_argument("--header", action="store_true", help="the first row is a header (a non-numeric first row is detected as one anyway, and said so)")
+    synth.add_argument("--k", type=_bounded_int(1), default=None, help="bits per record (default: the CSV's width; must match it)")
+    synth.add_argument("--m", type=_bounded_int(1), required=True, help="records in the synthetic dataset")
+    synth.add_argument("--epsilon", default="1", help="target ε > 0, as p/q or a decimal (default 1)")
+    synth.add_argument("--alpha", default="1/2", help="usefulness α in (0, 1), as p/q")
+    synth.add_argument("--delta", default="1/10", help="usefulness δ in (0, 1), as p/q")
     synth.add_argument("--queries", choices=("halfspaces", "conjunctions"), default="halfspaces")
     synth.add_argument("--seed", type=int, default=None, help="a seed for a reproducible release (default: secrets.SystemRandom)")
-    synth.add_argument("--pairs", type=int, default=3, help="conformance pairs in the certificate")
-    synth.add_argument("--search-budget", dest="search_budget", type=int, default=20_000, help="exact evaluations for the witness search")
-    synth.add_argument("--certificate", default=None, help="write the certificate to this path")
-    synth.add_argument("--plot", default=None, help="write a PNG of error vs n against the source's bound")
+    synth.add_argument("--certificate", default=None, help="prove GS_q <= 1/n and write the certificate to this path")
+    synth.add_argument("--pairs", type=_bounded_int(0, 10**4), default=3, help="conformance pairs in the certificate")
+    synth.add_argument("--search-budget", dest="search_budget", type=_bounded_int(1), default=20_000, help="exact evaluations for the certificate's witness search")
+    synth.add_argument("--plot", default=None, help="write a plot (.png, .svg or .pdf) of Pr[error >= α] on prefixes of the data against the source's bound")
+    synth.add_argument("--budget", type=_bounded_int(1), default=DEFAULT_BUDGET, help=f"refuse a run whose estimated cost exceeds this many query evaluations (default {DEFAULT_BUDGET:,})")
     from ._audit import add_audit_parser
 
     add_audit_parser(commands)

@@ -1,23 +1,31 @@
-"""``expmech synth``: release a synthetic dataset for a CSV of bit records, with its certificate and usefulness.
+"""``expmech synth``: release a synthetic dataset for a CSV of bit records, with its usefulness and, on request, a certificate.
 
-Reads records of k bits (0/1, comma separated; a non-numeric first row is a
-header), builds the Blum–Ligett–Roth mechanism over synthetic datasets of m
-records with weight ``e^{q·ε·n/2}``, proves ``GS_q <= 1/n`` with the prover,
-derives ε symbolically (``(ε n/2)·2·(1/n) = ε``), writes the certificate, and
-releases one exact draw.  It prints ``Pr[max_h |Q_h(D) − Q_h(D̂)| >= α]``
-exactly against δ, the source's sufficient n, the same bound with km·ln 2 in
-place of km, and the smallest n (on prefixes of the data) at which the exact
-probability is already below δ; ``--plot`` draws that error against n with the
-source's bound ``2^{km} e^{−αεn/4}``.
+Reads records of k bits (0/1, comma separated; the first row is a header with
+``--header``, or when it is not numeric — and then it says so), builds the
+Blum–Ligett–Roth mechanism over synthetic datasets of m records with weight
+``e^{q·ε·n/2}``, and releases one exact draw.  It prints
+``Pr[max_h |Q_h(D) − Q_h(D̂)| >= α]`` exactly against δ, the source's
+sufficient n and the same bound with km·ln 2 in place of km.  ``--plot``
+adds that probability on prefixes of the data against the source's bound
+``2^{km} e^{−αεn/4}`` (and the smallest n meeting δ).  ``--certificate``
+proves ``GS_q <= 1/n`` with the prover, derives ε symbolically
+(``(ε n/2)·2·(1/n) = ε``) and writes the certificate.
+
+Every argument is checked before any work, the cost (multisets × queries ×
+passes) is estimated up front and refused above ``--budget``, and files are
+written atomically.
 """
 
 from __future__ import annotations
 
 import csv
+import itertools
 import math
 import random
+import re
 import secrets
 import sys
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -25,131 +33,255 @@ from typing import Any
 import sympy
 
 from expmech.impl._synthetic import SyntheticDataMechanism, conjunctions, halfspaces
-from expmech.spec import DATASET_SIZE, InvalidArgument, derive_epsilon
-from expmech.spec._serial import rational_from_text
+from expmech.spec import DATASET_SIZE, derive_epsilon
+from expmech.spec._errors import readable
 
 from ..certificate._build import certify
+from ._files import check_output_path, write_atomically
+from ._progress import Progress
+from ._synth_cost import estimate_cost
+from ._values import UsageError, parse_epsilon, parse_rational
 
-__all__ = ["read_bits", "run_synth"]
+__all__ = ["SynthOptions", "parse_options", "read_bits", "run_synth"]
+
+PREFIXES = 40
+_INTEGER = re.compile(r"[+-]?\d+")
 
 
-def read_bits(path: Path, k: int | None) -> tuple[list[tuple[int, ...]], int]:
-    """Bit records from a CSV file; errors name the row and the value."""
+@dataclass(frozen=True)
+class SynthOptions:
+    """The validated arguments of ``expmech synth``."""
+
+    input: Path
+    m: int
+    k: int | None
+    epsilon: Fraction
+    alpha: Fraction
+    delta: Fraction
+    queries: str
+    seed: int | None
+    pairs: int
+    search_budget: int
+    certificate: Path | None
+    plot: Path | None
+    header: bool
+    budget: int
+
+
+def _unit_interval(text: str, name: str) -> Fraction:
+    value = parse_rational(text, name=f"--{name}", where="")
+    if not 0 < value < 1:
+        raise UsageError(f"--{name}={text} must be in (0, 1)", parameter=name, value=text)
+    return value
+
+
+def parse_options(args: Any) -> SynthOptions:
+    """Check every argument before any work: ε > 0, α and δ in (0, 1), writable output paths, a readable input file."""
+    epsilon = parse_epsilon(args.epsilon, name="--epsilon", where="")
+    alpha, delta = _unit_interval(args.alpha, "alpha"), _unit_interval(args.delta, "delta")
+    plot = check_output_path(args.plot, name="plot", suffixes=(".png", ".svg", ".pdf")) if args.plot is not None else None
+    if plot is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise UsageError("--plot needs matplotlib: pip install matplotlib", parameter="plot", value=args.plot) from None
+    certificate = check_output_path(args.certificate, name="certificate") if args.certificate is not None else None
+    if plot is not None and certificate is not None and plot.resolve() == certificate.resolve():
+        raise UsageError(f"--plot and --certificate are the same file {args.plot!r}", parameter="plot", value=args.plot)
+    source = Path(args.input)
+    if not source.exists():
+        raise UsageError(f"input={args.input!r} does not exist", parameter="input", value=args.input)
+    if not source.is_file():
+        raise UsageError(f"input={args.input!r} is not a file", parameter="input", value=args.input)
+    return SynthOptions(
+        source, args.m, args.k, epsilon, alpha, delta, args.queries, args.seed, args.pairs, args.search_budget,
+        certificate, plot, args.header, args.budget,
+    )
+
+
+def read_bits(path: Path, k: int | None, *, header: bool = False) -> tuple[list[tuple[int, ...]], int, str | None]:
+    """Bit records from a UTF-8 CSV file, the width k, and the header row if one was skipped.
+
+    The first row is a header with ``header=True``, or when it is not numeric
+    (detected, and returned so the caller can say so); a numeric row that is
+    not all bits is an error, never a header.  Errors name the line and value.
+    """
     try:
-        rows = list(csv.reader(path.read_text(encoding="utf-8").splitlines()))
-    except FileNotFoundError:
-        raise InvalidArgument(f"input={str(path)!r} does not exist", parameter="input", value=str(path)) from None
-    rows = [[cell.strip() for cell in row] for row in rows if row and any(cell.strip() for cell in row)]
-    if rows and not all(cell in ("0", "1") for cell in rows[0]):
-        rows = rows[1:]  # a header
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"input={str(path)!r} is not UTF-8 text (byte {error.start})", parameter="input", value=str(path)) from None
+    except OSError as error:
+        raise UsageError(f"input={str(path)!r} cannot be read: {error.strerror or error}", parameter="input", value=str(path)) from None
+    try:
+        parsed = list(csv.reader(text.splitlines()))
+    except csv.Error as error:
+        raise UsageError(f"input={str(path)!r} is not CSV: {error}", parameter="input", value=str(path)) from None
+    rows = [(number, [cell.strip() for cell in row]) for number, row in enumerate(parsed, start=1) if any(cell.strip() for cell in row)]
+    skipped = None
+    if rows and (header or not all(_INTEGER.fullmatch(cell) for cell in rows[0][1])):
+        skipped = ",".join(rows[0][1])
+        rows = rows[1:]
     if not rows:
-        raise InvalidArgument(f"input={str(path)!r} has no records", parameter="input", value=str(path))
-    width = len(rows[0]) if k is None else k
+        raise UsageError(f"input={str(path)!r} has no records", parameter="input", value=str(path))
+    width = len(rows[0][1])
+    if k is not None and k != width:
+        raise UsageError(f"--k={k} does not match the {width} columns of {str(path)!r} (line {rows[0][0]})", parameter="k", value=k)
     data = []
-    for number, row in enumerate(rows, start=1):
+    for number, row in rows:
         if len(row) != width or any(cell not in ("0", "1") for cell in row):
-            raise InvalidArgument(f"record {number} = {row!r} must be {width} bits 0/1", parameter="input", value=row)
+            shown = ",".join(row)
+            raise UsageError(f"input {str(path)!r} line {number}: {shown!r} must be {width} bits 0/1", parameter="input", value=shown)
         data.append(tuple(int(cell) for cell in row))
-    return data, width
+    return data, width, skipped
 
 
-def _vc_dimension(mech: SyntheticDataMechanism, limit: int = 6) -> int:
-    best = 0
-    points = mech.records
-    rows = [tuple(row) for row in mech._matrix]
-    import itertools
-
-    for size in range(1, min(limit, len(points)) + 1):
-        shattered = False
-        for subset in itertools.combinations(range(len(points)), size):
-            patterns = {tuple(row[i] for i in subset) for row in rows}
-            if len(patterns) == 2**size:
-                shattered = True
-                break
-        if not shattered:
-            break
-        best = size
-    return best
+def _prefix_sizes(n: int) -> list[int]:
+    step = max(1, n // PREFIXES)
+    return sorted(set(range(1, n + 1, step)) | {n})
 
 
-def run_synth(args: Any, out: Any = None) -> int:
+def run_synth(args: Any, out: Any = None, err: Any = None) -> int:
     """Run ``expmech synth`` with parsed ``args``, printing to ``out`` (default: the current stdout); return the exit code."""
     out = sys.stdout if out is None else out
-    data, k = read_bits(Path(args.input), args.k)
-    epsilon = rational_from_text(args.epsilon, name="epsilon")
-    alpha = rational_from_text(args.alpha, name="alpha")
-    delta = rational_from_text(args.delta, name="delta")
-    if not 0 < delta < 1 or alpha <= 0:
-        raise InvalidArgument(f"--alpha={args.alpha} must be > 0 and --delta={args.delta} in (0, 1)", parameter="delta", value=args.delta)
-    queries = halfspaces(k) if args.queries == "halfspaces" else conjunctions(k)
-    mech = SyntheticDataMechanism(data, k=k, m=args.m, epsilon=epsilon, queries=queries)
+    err = sys.stderr if err is None else err
+    options = parse_options(args)
+    data, k, header = read_bits(options.input, options.k, header=options.header)
+    if options.queries == "halfspaces" and k < 2:
+        raise UsageError(f"--queries=halfspaces needs records of k >= 2 bits; {str(options.input)!r} has {k}", parameter="queries", value=options.queries)
+    n = len(data)
+    prefixes = _prefix_sizes(n) if options.plot is not None else []
+    cost = estimate_cost(k=k, m=options.m, queries=options.queries, prefixes=len(prefixes), certificate=options.certificate is not None)
+    if cost.units is None:
+        raise UsageError(
+            f"the estimated cost, {cost.text()}, is beyond any budget: lower --m, or use records of fewer bits",
+            parameter="m",
+            value=options.m,
+        )
+    if cost.units > options.budget:
+        raise UsageError(
+            f"the estimated cost, {cost.text()}, exceeds --budget={options.budget:,}; to proceed, rerun with "
+            f"--budget {cost.units} (or lower --m, or drop --plot or --certificate)",
+            parameter="budget",
+            value=options.budget,
+        )
+    if header is not None and not options.header:
+        print(f"expmech synth: the first row {header!r} is not numeric: read as a header (--header says so explicitly)", file=err)
+    print(f"expmech synth: cost {cost.text()}", file=err)
+    steps = 3 + len(prefixes) + (1 if options.certificate is not None else 0)
+    with Progress(steps, "synth") as progress:
+        return _release(options, data, k, prefixes, progress, out)
+
+
+def _release(options: SynthOptions, data: list[tuple[int, ...]], k: int, prefixes: list[int], progress: Progress, out: Any) -> int:
+    queries = halfspaces(k) if options.queries == "halfspaces" else conjunctions(k)
+    progress.step("exact q-levels")
+    mech = SyntheticDataMechanism(data, k=k, m=options.m, epsilon=options.epsilon, queries=queries)
     n = mech.n
-    quality = mech.quality_function()
-    outputs = mech.output_list()
-    certificate = certify(
-        quality,
-        epsilon=mech.exponent_scale,
-        neighbours="replace-one",
-        claimed=1 / DATASET_SIZE,
-        outputs=outputs,
-        base_measure=mech.base_measure(),
-        pairs=args.pairs,
-        search_budget=args.search_budget,
-    )
-    symbolic = derive_epsilon(sympy.Symbol("epsilon", positive=True) * DATASET_SIZE / 2, 1 / DATASET_SIZE)
-    print(f"data: n = {n} records of k = {k} bits; |H| = {len(queries)} {args.queries}; synthetic size m = {args.m}; {len(outputs)} multisets", file=out)
-    print(f"sensitivity GS_q: {certificate.statement['predicate']['claims'][0]['status']} <= 1/n", file=out)
-    if certificate.epsilon is None:
-        print(f"certificate: {certificate.status} — no ε-DP claim", file=out)
+    mech.levels()
+    print(f"data: n = {n} records of k = {k} bits; |H| = {len(queries)} {options.queries}; synthetic size m = {options.m}", file=out)
+    symbolic = str(derive_epsilon(sympy.Symbol("epsilon", positive=True) * DATASET_SIZE / 2, 1 / DATASET_SIZE)).replace("epsilon", "ε")
+    certificate = None
+    if options.certificate is not None:
+        progress.step("proving GS_q <= 1/n and building the certificate")
+        certificate = certify(
+            mech.quality_function(),
+            epsilon=mech.exponent_scale,
+            neighbours="replace-one",
+            claimed=1 / DATASET_SIZE,
+            outputs=mech.output_list(),
+            base_measure=mech.base_measure(),
+            pairs=options.pairs,
+            search_budget=options.search_budget,
+        )
+        print(f"sensitivity GS_q: {certificate.statement['predicate']['claims'][0]['status']} <= 1/n", file=out)
+        if certificate.epsilon is None:
+            print(f"certificate: {certificate.status} — no ε-DP claim", file=out)
+        else:
+            at_n = sympy.sympify(certificate.epsilon, locals={"n": DATASET_SIZE}).subs(DATASET_SIZE, n)
+            print(
+                f"certificate: {certificate.status}, ε = {certificate.epsilon} at ε₀ = εn/2 = {readable(mech.exponent_scale)}; "
+                f"at n = {n}: ε = {at_n} (symbolically (ε·n/2)·2·(1/n) = {symbolic})",
+                file=out,
+            )
     else:
-        at_n = sympy.sympify(certificate.epsilon, locals={"n": DATASET_SIZE}).subs(DATASET_SIZE, n)
-        print(f"certificate: {certificate.status}, ε = {certificate.epsilon} at ε₀ = εn/2 = {mech.exponent_scale}; at n = {n}: ε = {at_n} (symbolically (ε·n/2)·2·(1/n) = {symbolic})", file=out)
-    if args.certificate:
-        certificate.write(args.certificate)
-        print(f"certificate written to {args.certificate}", file=out)
+        print(
+            f"privacy: ε = {readable(options.epsilon)} by the source's theorem (weight e^(q·ε·n/2) with GS_q <= 1/n: "
+            f"(ε·n/2)·2·(1/n) = {symbolic}); not proved in this run: --certificate PATH proves GS_q <= 1/n and writes a certificate",
+            file=out,
+        )
+    progress.step("exact usefulness")
+    alpha, delta = options.alpha, options.delta
     bad = mech.probability_error_at_least(alpha)
     lo, hi = bad.enclose(40) if bad.sign() else (Fraction(0), Fraction(0))
     verdict = "<=" if bad <= delta else ">"
-    print(f"Pr[max_h |Q_h(D) − Q_h(D̂)| >= α = {alpha}] = {float(hi):.6g} (exact, in [{float(lo):.6g}, {float(hi):.6g}]) {verdict} δ = {delta}", file=out)
+    print(
+        f"Pr[max_h |Q_h(D) − Q_h(D̂)| >= α = {readable(alpha)}] = {float(hi):.6g} (exact, in [{float(lo):.6g}, {float(hi):.6g}]) "
+        f"{verdict} δ = {readable(delta)}",
+        file=out,
+    )
     source_n = mech.source_sufficient_n(alpha, delta)
-    tight_n = 4 / (float(epsilon) * float(alpha)) * (k * args.m * math.log(2) + math.log(1 / float(delta)))
+    tight_n = 4 / (float(options.epsilon) * float(alpha)) * (k * options.m * math.log(2) + math.log(1 / float(delta)))
     print(f"source's sufficient n = 4/(εα)(km + ln 1/δ) = {source_n:.1f}; with km·ln 2 (the union bound's true size) {tight_n:.1f}", file=out)
-    smallest = None
     curve = []
-    step = max(1, n // 40)
-    for size in sorted(set(range(1, n + 1, step)) | {n}):
-        prefix = SyntheticDataMechanism(data[:size], k=k, m=args.m, epsilon=epsilon, queries=queries)
+    smallest = None
+    for size in prefixes:
+        progress.step(f"prefix n = {size}")
+        prefix = SyntheticDataMechanism(data[:size], k=k, m=options.m, epsilon=options.epsilon, queries=queries)
         probability = prefix.probability_error_at_least(alpha)
         curve.append((size, float(probability)))
         if smallest is None and probability <= delta:
             smallest = size
-    if smallest is not None:
-        print(f"exactly, on prefixes of the data, Pr[error >= α] <= δ first at n = {smallest} (the source asks for n >= {math.ceil(source_n)})", file=out)
-    else:
-        print(f"on prefixes of the data up to n = {n}, Pr[error >= α] stays above δ (the source asks for n >= {math.ceil(source_n)})", file=out)
-    vc = _vc_dimension(mech)
-    if vc >= 1:
-        bound = 2 * (math.e * args.m / vc) ** vc * math.exp(-float(alpha) ** 2 * args.m / 8)
-        print(f"VCDim(H) = {vc}; uniform-convergence bound 2(em/VC)^VC e^(−α²m/8) at m = {args.m}: {bound:.4g}" + (" (vacuous: > 1)" if bound > 1 else ""), file=out)
-    rng: random.Random = random.Random(args.seed) if args.seed is not None else secrets.SystemRandom()
+    if prefixes:
+        if smallest is not None:
+            print(f"exactly, on prefixes of the data, Pr[error >= α] <= δ first at n = {smallest} (the source asks for n >= {math.ceil(source_n)})", file=out)
+        else:
+            print(f"on prefixes of the data up to n = {n}, Pr[error >= α] stays above δ (the source asks for n >= {math.ceil(source_n)})", file=out)
+    vc, exact = _vc_dimension(mech)
+    if vc >= 1 and exact:
+        bound = 2 * (math.e * options.m / vc) ** vc * math.exp(-float(alpha) ** 2 * options.m / 8)
+        print(
+            f"VCDim(H) = {vc}; uniform-convergence bound 2(em/VC)^VC e^(−α²m/8) at m = {options.m}: {bound:.4g}" + (" (vacuous: > 1)" if bound > 1 else ""),
+            file=out,
+        )
+    elif vc >= 1:
+        print(f"VCDim(H) >= {vc} (a larger shattered set was not searched for)", file=out)
+    progress.step("one exact draw")
+    rng: random.Random = random.Random(options.seed) if options.seed is not None else secrets.SystemRandom()
     released = mech.sample(rng=rng)
+    if certificate is not None and options.certificate is not None:
+        write_atomically(options.certificate, certificate.to_json())
+        print(f"certificate written to {options.certificate}", file=out)
+    if options.plot is not None:
+        plot = options.plot
+        write_atomically(plot, lambda scratch: _plot(curve, mech, alpha, scratch))
+        print(f"plot written to {plot}", file=out)
     print("synthetic dataset:", file=out)
     for record in released:
         print(",".join(str(b) for b in record), file=out)
-    if args.plot:
-        _plot(curve, mech, alpha, Path(args.plot))
-        print(f"plot written to {args.plot}", file=out)
     return 0
 
 
-def _plot(curve: list[tuple[int, float]], mech: SyntheticDataMechanism, alpha: Fraction, path: Path) -> None:
-    try:
-        import matplotlib
+def _vc_dimension(mech: SyntheticDataMechanism, limit: int = 6, work: int = 200_000) -> tuple[int, bool]:
+    """The largest shattered set of records (searching at most ``work`` subsets per size, up to ``limit`` points),
+    and whether that is the VC dimension exactly (a larger size was searched and not shattered)."""
+    best = 0
+    points = mech.records
+    rows = [tuple(row) for row in mech._matrix]
+    for size in range(1, len(points) + 1):
+        if size > limit or math.comb(len(points), size) > work:
+            return best, False
+        if not any(len({tuple(row[i] for i in subset) for row in rows}) == 2**size for subset in itertools.combinations(range(len(points)), size)):
+            return best, True
+        best = size
+    return best, True
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise InvalidArgument("--plot needs matplotlib: pip install matplotlib", parameter="plot", value=str(path)) from None
+
+def _plot(curve: list[tuple[int, float]], mech: SyntheticDataMechanism, alpha: Fraction, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     sizes = [s for s, _ in curve]
     exact = [max(p, 1e-300) for _, p in curve]
     km = mech.k * mech.m
@@ -159,7 +291,7 @@ def _plot(curve: list[tuple[int, float]], mech: SyntheticDataMechanism, alpha: F
     axis.semilogy(sizes, bound, "--", label="source: 2^{km} e^{−αεn/4}")
     axis.set_xlabel("n (prefix of the data)")
     axis.set_ylabel("probability")
-    axis.set_title(f"k = {mech.k}, m = {mech.m}, ε = {mech.epsilon}, α = {alpha}")
+    axis.set_title(f"k = {mech.k}, m = {mech.m}, ε = {readable(mech.epsilon)}, α = {readable(alpha)}")
     axis.legend()
     figure.savefig(path, dpi=90)
     plt.close(figure)

@@ -51,7 +51,8 @@ def shown(value: Any, limit: int = 80) -> str:
 
 
 def _refuse(where: str, name: str, value: Any, problem: str) -> UsageError:
-    return UsageError(f"{where}: {name}={shown(value)} {problem}", parameter=name, value=value)
+    prefix = f"{where}: " if where else ""
+    return UsageError(f"{prefix}{name}={shown(value)} {problem}", parameter=name, value=value)
 
 
 def parse_rational(value: Any, *, name: str, where: str) -> Fraction:

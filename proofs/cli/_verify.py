@@ -65,10 +65,15 @@ class Verdict:
         return None
 
 
-def verify_targets(targets: list[Target], *, progress: Callable[[], None] | None = None, **prover_options: Any) -> list[Verdict]:
-    """Certify each target; an error becomes a verdict (usage, inconclusive or internal), never a crash."""
+def verify_targets(targets: list[Target], *, progress: Callable[[str], None] | None = None, **prover_options: Any) -> list[Verdict]:
+    """Certify each target; an error becomes a verdict (usage, inconclusive or internal), never a crash.
+
+    ``progress`` is called with each target's name as its work starts.
+    """
     verdicts = []
     for target in targets:
+        if progress is not None:
+            progress(target.name)
         try:
             certificate = certify(
                 target.quality,
@@ -86,8 +91,6 @@ def verify_targets(targets: list[Target], *, progress: Callable[[], None] | None
             verdicts.append(Verdict(target, None, f"{type(error).__name__}: {error}", "inconclusive"))
         except Exception:  # noqa: BLE001 - reported as exit code 4 with the traceback
             verdicts.append(Verdict(target, None, traceback.format_exc(limit=3), "internal"))
-        if progress is not None:
-            progress()
     return verdicts
 
 
