@@ -134,13 +134,43 @@ def _numeric(expr: Any, what: str) -> sympy.Expr:
 
 
 def max_over(expr: Any, index: sympy.Symbol, values: Iterable[Any]) -> sympy.Expr:
-    """``max_{index ∈ values} expr``: expanded to ``Max`` of the substituted copies."""
+    """``max_{index ∈ values} expr``: ``Max`` of the substituted copies, in canonical form.
+
+    The copies are flattened (a ``Max`` inside is opened), de-duplicated, the
+    numbers among them reduced to the largest, and put in sympy's canonical
+    argument order — without sympy's pairwise comparison of every two
+    arguments, so building it is linear in the number of values.
+    """
     return _over(sympy.Max, expr, index, values, "max_over")
 
 
 def min_over(expr: Any, index: sympy.Symbol, values: Iterable[Any]) -> sympy.Expr:
-    """``min_{index ∈ values} expr``: expanded to ``Min`` of the substituted copies."""
+    """``min_{index ∈ values} expr``: ``Min`` of the substituted copies, in canonical form (see :func:`max_over`)."""
     return _over(sympy.Min, expr, index, values, "min_over")
+
+
+def extremum(op: Any, args: Iterable[sympy.Basic]) -> sympy.Expr:
+    """``op(*args)`` for ``op`` = ``sympy.Max`` or ``sympy.Min``, canonical and built in linear time.
+
+    Nested ``op`` arguments are opened, duplicates dropped, numbers reduced to
+    their extreme, and the rest ordered as sympy orders them; a single
+    argument is returned as it is.
+    """
+    flat: list[sympy.Basic] = []
+    stack = list(args)
+    while stack:
+        arg = stack.pop()
+        if isinstance(arg, op):
+            stack.extend(arg.args)
+        else:
+            flat.append(arg)
+    numbers = [a for a in flat if a.is_Rational]
+    unique = {a for a in flat if not a.is_Rational}
+    if numbers:
+        unique.add(max(numbers) if op is sympy.Max else min(numbers))
+    if len(unique) == 1:
+        return unique.pop()
+    return op(*unique, evaluate=False)
 
 
 def _over(op: Any, expr: Any, index: sympy.Symbol, values: Iterable[Any], name: str) -> sympy.Expr:
@@ -150,7 +180,7 @@ def _over(op: Any, expr: Any, index: sympy.Symbol, values: Iterable[Any], name: 
     points = list(values)
     if not points:
         raise InvalidArgument(f"{name}: values must not be empty", parameter="values", value=points)
-    return op(*[body.subs(index, _sympify(v, name="values")) for v in points])
+    return extremum(op, [body.xreplace({index: _sympify(v, name="values")}) for v in points])
 
 
 class _Space:

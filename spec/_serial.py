@@ -103,8 +103,8 @@ def _expr_from_tree(tree: Any, symbols: dict[str, sympy.Symbol]) -> sympy.Basic:
         raise InvalidArgument(f"node {describe(node)} is not in the quality-function language", parameter="expr", value=node)
     children = [_expr_from_tree(a, symbols) for a in args]
     cls = _NODES[node]
-    if cls in (sympy.Eq, sympy.Ne):
-        return cls(*children, evaluate=False)
+    if cls in (sympy.Eq, sympy.Ne, sympy.Max, sympy.Min):
+        return cls(*children, evaluate=False)  # as written: Max/Min arguments are already canonical
     return cls(*children)
 
 

@@ -31,3 +31,16 @@ def test_audit_benchmark_runs():
     assert [size for size, _, _ in rows] == [100, 1000, 10_000, 12, 16]
     null, swapped = np.array([0.7, 0.2, 0.1]), np.array([0.1, 0.2, 0.7])
     assert module.smallest_n(null, swapped, 0.8, replicates=500, seed=0) < 100
+
+
+@pytest.mark.slow
+def test_proofs_benchmark_families_run(capsys):
+    """bench_proofs' families prove tight and check on small sizes (the full run is for README figures)."""
+    spec = importlib.util.spec_from_file_location("bench_proofs", pathlib.Path(__file__).parent / "benchmarks" / "bench_proofs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert set(module.medians([1, 2, 3])) == {1, 2, 3}
+    assert module.nestings([1])[1] > 0
+    assert module.max_overs([5])[5] > 0
+    assert module.grids([10])[10] > 0
+    assert "max/median" in capsys.readouterr().out

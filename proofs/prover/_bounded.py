@@ -71,6 +71,7 @@ def find_pair(
     *,
     strict: bool = True,
     pattern: tuple[int, ...] | None = None,
+    budget: int = SEARCH_RLIMIT,
 ) -> ConcretePair | None:
     """A concrete neighbouring pair with first dataset of ``size`` records and ``|Δq| > threshold`` (``>=`` if not strict).
 
@@ -123,7 +124,7 @@ def find_pair(
     difference = value_after - value_before
     bound = q(threshold)
     exceeds = z3.Or(difference > bound, -difference > bound) if strict else z3.Or(difference >= bound, -difference >= bound)
-    budget = min(prover.rlimit, SEARCH_RLIMIT, prover.search_left)
+    budget = min(prover.rlimit, budget, prover.search_left)
     if budget <= 0:
         return None
     answer = check(constraints + [exceeds], rlimit=budget, timeout_ms=prover.timeout_ms, export=False)
@@ -177,8 +178,11 @@ def search_sizes(
     *,
     strict: bool = True,
     all_patterns: bool = True,
+    budget: int = SEARCH_RLIMIT,
 ) -> ConcretePair | None:
-    """The first concrete pair found over ``sizes`` (each with its threshold), trying the multiplicity patterns."""
+    """The first concrete pair found over ``sizes`` (each with its threshold), trying the multiplicity patterns.
+
+    ``budget`` is the rlimit of each query (within the proof's search total)."""
     replace = prover.neighbours is Neighbours.REPLACE_ONE
     for size in sizes:
         if prover.search_left <= 0:
@@ -188,7 +192,7 @@ def search_sizes(
             continue
         others = size - 1 if replace else size
         for pattern in patterns(others) if all_patterns else patterns(others)[:1]:
-            found = find_pair(prover, size, threshold, strict=strict, pattern=pattern)
+            found = find_pair(prover, size, threshold, strict=strict, pattern=pattern, budget=budget)
             if found is not None:
                 return found
     return None

@@ -2,7 +2,7 @@
 
 The changed record is shared by every aggregate, and each aggregate's
 contribution of the other records is a variable bounded by ``(records) ·
-[min, max]`` of its per-record term — necessary conditions only, so "a change
+[min, max]`` of its per-record term (``[0, records]`` for a count) — necessary conditions only, so "a change
 above ``B``" being unsatisfiable proves ``Δq <= B`` for every n.  It applies
 when ``n`` enters linearly: no ``mean`` and no division by the data.
 
@@ -67,14 +67,17 @@ def joint_bound(prover: Prover, expr: sympy.Expr, candidate: Fraction, *, start:
     for index, node in enumerate(aggregates):
         body = node.args[0]
         term = sympy.Piecewise((sympy.Integer(1), body), (sympy.Integer(0), True)) if isinstance(node, Count) else body
-        label = f"{type(node).__name__.lower()}({body})"
-        ranges = prover.term_range(term, sympy.Integer(0), label)
-        if ranges is None:
-            return JointOutcome(False, None, ())
-        high, low = ranges
-        rest = z3.Int(f"rest_{index}") if isinstance(node, Count) else z3.Real(f"rest_{index}")
         others = size - 1 if replace else size
-        constraints += [rest <= others * q(high.value), rest >= -(others * q(low.value))]
+        if isinstance(node, Count):  # an indicator: the other records contribute between 0 and their number
+            rest = z3.Int(f"rest_{index}")
+            constraints += [rest <= others, rest >= 0]
+        else:
+            ranges = prover.term_range(term, sympy.Integer(0), f"total({body})")
+            if ranges is None:
+                return JointOutcome(False, None, ())
+            high, low = ranges
+            rest = z3.Real(f"rest_{index}")
+            constraints += [rest <= others * q(high.value), rest >= -(others * q(low.value))]
         a, b = prover.translate(term, "a"), prover.translate(term, "b")
         if replace:
             before[node], after[node] = a + rest, b + rest
@@ -90,7 +93,11 @@ def joint_bound(prover: Prover, expr: sympy.Expr, candidate: Fraction, *, start:
     bound = q(candidate)
     queries = []
     for name, objective in (("rise", second - first), ("fall", first - second)):
-        answer = check(constraints + [objective > bound], rlimit=prover.rlimit, timeout_ms=prover.timeout_ms)
+        budget = min(prover.rlimit, prover.joint_left)
+        if budget <= 0:
+            raise Unknown("the joint encoding's budget is spent")
+        answer = check(constraints + [objective > bound], rlimit=budget, timeout_ms=prover.timeout_ms)
+        prover.joint_left -= max(answer.rlimit_used, 1)
         if answer.status == "unknown":
             raise Unknown(f"z3 could not decide the joint {name} > {candidate}: {answer.reason}")
         if answer.status != "unsat":

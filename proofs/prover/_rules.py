@@ -23,6 +23,12 @@ unsat, ``objective >= B`` sat with the model re-evaluated exactly — where
 z3 ``Optimize`` otherwise.  A supremum that is not attained (``B − ε``) is
 certified by the first call alone and is reported as not attained.
 
+**The indicator theorem** needs no solver: a form made of counts alone,
+``Σ cᵢ(r)·[pᵢ]``, changes by at most ``max_r Σ |cᵢ(r)|`` (plus ``|k(r)|``
+when a record is added, over ``n`` or ``n + 1`` for a mean).  The prover uses
+it first (:attr:`Prover.theorem_bounds`); only where no pair attains the
+resulting bound does it certify each form's exact per-output maximum with z3.
+
 **Lifting rules** (sound for every n): ``Δ(a + b) <= Δa + Δb``;
 ``Δ(c·a) <= max_r |c(r)| · Δa`` for ``c`` free of the data; ``Δ(nᵏ·a) = nᵏ·Δa``
 under replace-one (n is fixed); ``Δ|a| <= Δa``; ``ΔMax/Min(a, b) <= max(Δa,
@@ -32,6 +38,7 @@ its branches.  Where none applies the prover raises :class:`NoRule`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -46,7 +53,7 @@ from expmech.spec._quality import _compile
 from ._encoding import Codes, codes_from_model, domain_constraint, variables
 from ._z3bridge import Query, QueryResult, Translator, check, maximise, q
 
-__all__ = ["SEARCH_QUERY_COST", "SEARCH_RLIMIT", "SEARCH_TOTAL", "LinearForm", "Maximum", "NoRule", "Prover", "Unknown", "linear_form"]
+__all__ = ["JOINT_TOTAL", "SEARCH_QUERY_COST", "SEARCH_RLIMIT", "SEARCH_TOTAL", "LinearForm", "Maximum", "NoRule", "Prover", "Unknown", "linear_form"]
 
 n = DATASET_SIZE
 #: The budget of one search query, and of all of one proof's search queries together:
@@ -54,6 +61,8 @@ n = DATASET_SIZE
 SEARCH_RLIMIT = 400_000
 SEARCH_TOTAL = 1_500_000
 SEARCH_QUERY_COST = 20_000  # the least a search query is charged, so their number is bounded too
+#: What all of one proof's joint-encoding queries may use together (a deep expression gives up early).
+JOINT_TOTAL = 2_000_000
 AGGREGATES = (Count, Total, Mean, Size)
 ZERO = sympy.Integer(0)
 
@@ -66,9 +75,12 @@ class Unknown(Exception):
     """A solver call was inconclusive; carries the reason."""
 
 
+@functools.lru_cache(maxsize=8192)
 def has_data(expr: sympy.Basic) -> bool:
     """Whether ``expr`` depends on the dataset."""
-    return isinstance(expr, Size) or bool(expr.atoms(*AGGREGATES))
+    if isinstance(expr, AGGREGATES):
+        return True
+    return any(has_data(arg) for arg in expr.args)
 
 
 @dataclass(frozen=True)
@@ -97,14 +109,16 @@ def _times(factor: sympy.Expr, term: sympy.Expr) -> sympy.Expr:
     if isinstance(term, sympy.Add):
         return sympy.Add(*[_times(factor, t) for t in term.args])
     if isinstance(term, sympy.Piecewise):
-        return sympy.Piecewise(*[(_times(factor, p.expr), p.cond) for p in term.args])
+        return sympy.Piecewise(*[(_times(factor, p.expr), p.cond) for p in term.args], evaluate=False)
     return factor * term
 
 
 def _indicator(predicate: sympy.Basic) -> sympy.Expr:
-    return sympy.Piecewise((sympy.Integer(1), predicate), (ZERO, True))
+    # not simplified by sympy (costly, and the term only goes to the solver and the exact evaluator)
+    return sympy.Piecewise((sympy.Integer(1), predicate), (ZERO, sympy.true), evaluate=False)
 
 
+@functools.lru_cache(maxsize=8192)
 def linear_form(expr: sympy.Basic) -> LinearForm | None:
     """The linear form of ``expr`` in the aggregates (None if it is not one)."""
     if not has_data(expr):
@@ -163,6 +177,7 @@ class Prover:
         self.timeout_ms = timeout_ms
         self.queries: list[Query] = []
         self.search_left = SEARCH_TOTAL  # rlimit left for search queries
+        self.joint_left = JOINT_TOTAL  # rlimit left for joint-encoding queries
         self.record_seeds: list[Codes] = []
         self.output_seeds: list[Codes] = []
         self.output_vars = variables("out_", quality.output_space)
@@ -172,7 +187,12 @@ class Prover:
             tag: [domain_constraint(self.records[tag][sym], d) for _, sym, d in quality.schema.items()] for tag in ("a", "b")
         }
         self._translators = {tag: Translator({**self.records[tag], **self.output_vars}) for tag in ("a", "b")}
-        self._lifted: dict[sympy.Basic, sympy.Expr] = {}
+        self._lifted: dict[tuple[sympy.Basic, bool], sympy.Expr] = {}
+        self._constants: dict[sympy.Expr, Fraction | None] = {}
+        #: first pass: a count's change is bounded by the indicator theorem, with no solver call
+        self.theorem_bounds = False
+        self.used_theorem = False
+        self.theorem_checks: list[tuple[Any, Any, Fraction, Callable[[dict[str, Any]], Fraction | None]]] = []
         self._forms: dict[tuple[sympy.Expr, sympy.Expr, str], Maximum | None] = {}
         self._ranges: dict[tuple[sympy.Expr, sympy.Expr], tuple[Maximum, Maximum] | None] = {}
 
@@ -272,14 +292,14 @@ class Prover:
 
     # -- linear forms ---------------------------------------------------------------------
 
-    def term_range(self, term: sympy.Expr, shift: sympy.Expr, label: str) -> tuple[Maximum, Maximum] | None:
+    def term_range(self, term: sympy.Expr, shift: sympy.Expr, label: Any) -> tuple[Maximum, Maximum] | None:
         """Certified ``max`` and ``max −`` of ``term(a, r) + shift(r)`` over one record and the outputs; None if unbounded."""
         key = (term, shift)
         if key not in self._ranges:
             self._ranges[key] = self._term_range(term, shift, label)
         return self._ranges[key]
 
-    def _term_range(self, term: sympy.Expr, shift: sympy.Expr, label: str) -> tuple[Maximum, Maximum] | None:
+    def _term_range(self, term: sympy.Expr, shift: sympy.Expr, label: Any) -> tuple[Maximum, Maximum] | None:
         value = self.translate(term + shift, "a")
         constraints = self.output_domain + self.record_domain["a"] + [self.defined(term + shift, "a")]
         guesses = (1, 0) if _is_indicator(term) and shift == 0 else ()
@@ -294,7 +314,7 @@ class Prover:
             return None
         return high, low
 
-    def change(self, term: sympy.Expr, label: str) -> Maximum | None:
+    def change(self, term: sympy.Expr, label: Any) -> Maximum | None:
         """Certified ``max term(b, r) − term(a, r)`` over two records and the outputs; None if unbounded."""
         key = (term, ZERO, "change")
         if key in self._forms:
@@ -312,8 +332,81 @@ class Prover:
         self._forms[key] = found
         return found
 
-    def form_bound(self, form: LinearForm, label: str) -> sympy.Expr:
-        """The bound of a linear form (see the module docstring)."""
+    def _indicator_bound(self, form: LinearForm) -> sympy.Expr | None:
+        """The indicator theorem: ``Σ cᵢ(r)·[pᵢ]`` changes by at most ``max_r Σ |cᵢ(r)|`` (+ ``|k(r)|`` when a record is added)."""
+        fields = set(self.quality.schema.symbols)
+        coefficients: dict[str, list[sympy.Expr]] = {"plain": [], "normalised": []}
+        for part, term in (("plain", form.plain), ("normalised", form.normalised)):
+            for piece in sympy.Add.make_args(term):
+                if piece == 0:
+                    continue
+                if not _is_weighted_indicator(piece) or piece.args[0].expr.free_symbols & fields:
+                    return None
+                coefficients[part].append(piece.args[0].expr)
+        replace = self.neighbours is Neighbours.REPLACE_ONE
+        bound: sympy.Expr = ZERO
+        plain = [sympy.Abs(c) for c in coefficients["plain"]] + ([] if replace or form.per_size == 0 else [sympy.Abs(form.per_size)])
+        if plain:
+            total = self.constant_bound(sympy.Add(*plain))
+            if total is None:
+                return sympy.oo
+            bound += _rational(total)
+            if replace:
+                self._theorem_change(form.plain, total)
+            else:
+                self._theorem_term(form.plain + form.per_size, total)
+        if coefficients["normalised"]:
+            total = self.constant_bound(sympy.Add(*[sympy.Abs(c) for c in coefficients["normalised"]]))
+            if total is None:
+                return sympy.oo
+            bound += _rational(total) / n if replace else _rational(total) / (n + 1)
+            self._theorem_change(form.normalised, total)
+        self.used_theorem = True
+        return bound
+
+    def _theorem_change(self, term: sympy.Expr, bound: Fraction) -> None:
+        def evaluate(model: dict[str, Any]) -> Fraction | None:
+            after, before = self.exact(term, model, "b"), self.exact(term, model, "a")
+            return None if after is None or before is None else after - before
+
+        guard = z3.And(self.defined(term, "a"), self.defined(term, "b"))
+        self.theorem_checks.append((self.translate(term, "b") - self.translate(term, "a"), guard, bound, evaluate))
+
+    def _theorem_term(self, term: sympy.Expr, bound: Fraction) -> None:
+        value = self.translate(term, "a")
+        guard = self.defined(term, "a")
+        self.theorem_checks.append((value, guard, bound, lambda m: self.exact(term, m, "a")))
+        self.theorem_checks.append((-value, guard, bound, lambda m: _negate(self.exact(term, m, "a"))))
+
+    def certify_theorem(self) -> bool | None:
+        """Check every indicator bound used in one pair of queries: none is exceeded (unsat), one is attained (sat).
+
+        Returns whether some bound is attained (None when no bound was used); raises Unknown if z3 cannot confirm.
+        """
+        checks = list(dict.fromkeys((o, g, b) for o, g, b, _ in self.theorem_checks))
+        if not checks:
+            return None
+        constraints = self.output_domain + self.record_domain["a"] + self.record_domain["b"]
+        above = check(constraints + [z3.Or(*[z3.And(g, o > q(b)) for o, g, b in checks])], rlimit=self.rlimit, timeout_ms=self.timeout_ms)
+        if above.status != "unsat":
+            raise Unknown(f"z3 could not confirm the indicator bounds ({above.status} {above.reason})".strip())
+        self.queries.append(Query("a count term changes by more than its indicator bound", "unsat", above))
+        attained = check(constraints + [z3.Or(*[z3.And(g, o >= q(b)) for o, g, b in checks])], rlimit=self.rlimit, timeout_ms=self.timeout_ms)
+        if attained.status != "sat" or attained.model is None:
+            return False
+        model = attained.model
+        if not any((value := evaluate(model)) is not None and value >= bound for _, _, bound, evaluate in self.theorem_checks):
+            return False
+        self.queries.append(Query("a count term attains its indicator bound", "sat", attained))
+        self.remember(model)
+        return True
+
+    def form_bound(self, form: LinearForm, label: Any) -> sympy.Expr:
+        """The bound of a linear form (see the module docstring); ``label`` (printed only if a query is made) names it."""
+        if self.theorem_bounds:
+            cheap = self._indicator_bound(form)
+            if cheap is not None:
+                return cheap
         bound: sympy.Expr = ZERO
         replace = self.neighbours is Neighbours.REPLACE_ONE
         if form.plain != 0 or (form.per_size != 0 and not replace):
@@ -343,6 +436,11 @@ class Prover:
             if not factor.is_Rational:
                 raise NoRule(f"a constant factor {factor} that is not rational")
             return abs(Fraction(int(factor.p), int(factor.q)))
+        if factor not in self._constants:
+            self._constants[factor] = self._constant_bound(factor)
+        return self._constants[factor]
+
+    def _constant_bound(self, factor: sympy.Expr) -> Fraction | None:
         space = self.quality.output_space
         if space.is_finite and len(self.quality.outputs()) <= 100_000:
             evaluate = _compile(factor)
@@ -362,10 +460,11 @@ class Prover:
 
     def lift(self, expr: sympy.Basic) -> sympy.Expr:
         """A sound bound on the change of ``expr`` between neighbours (see the module docstring)."""
-        cached = self._lifted.get(expr)
+        key = (expr, self.theorem_bounds)
+        cached = self._lifted.get(key)
         if cached is None:
             cached = self._lift(expr)
-            self._lifted[expr] = cached
+            self._lifted[key] = cached
         return cached
 
     def _lift(self, expr: sympy.Basic) -> sympy.Expr:
@@ -374,7 +473,7 @@ class Prover:
         form = linear_form(expr)
         if form is not None:
             try:
-                return self.form_bound(form, str(expr))
+                return self.form_bound(form, expr)
             except Unknown:
                 if not isinstance(expr, sympy.Add | sympy.Mul):
                     raise
@@ -387,7 +486,7 @@ class Prover:
                 try:
                     combined = linear_form(sympy.Add(*linear))
                     assert combined is not None
-                    bound += self.form_bound(combined, str(sympy.Add(*linear)))
+                    bound += self.form_bound(combined, sympy.Add(*linear))
                     linear = []
                 except Unknown:
                     pass
@@ -437,6 +536,10 @@ def _largest(bounds: list[sympy.Expr]) -> sympy.Expr:
     if numbers:
         symbolic.append(max(numbers))
     return symbolic[0] if len(symbolic) == 1 else sympy.Max(*symbolic)
+
+
+def _is_weighted_indicator(term: sympy.Expr) -> bool:
+    return isinstance(term, sympy.Piecewise) and len(term.args) == 2 and term.args[1].expr == 0 and term.args[1].cond is sympy.true
 
 
 def _is_indicator(term: sympy.Expr) -> bool:

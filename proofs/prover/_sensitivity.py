@@ -60,6 +60,8 @@ QUICK_RECORDS = 6
 QUICK_OUTPUTS = 12
 #: Larger sizes the exact encoding tries when looking for a counterexample without a crossing point.
 GROWTH_SIZES = (5, 6, 8, 12, 16, 24, 32, 64)
+#: The budget of one query looking for a witness of a proved bound (a witness only shows tightness).
+WITNESS_RLIMIT = 200_000
 #: Record spaces up to this size are searched exhaustively for a BOUNDED answer.
 EXHAUSTIVE_RECORDS = 64
 
@@ -336,39 +338,35 @@ def prove_sensitivity(
     run = _Run(quality, relation, claim, prover)
     notes: list[str] = []
 
-    # 2. rules
-    bound: sympy.Expr | None = None
-    method = "lifted"
-    try:
-        bound = prover.lift(quality.expr)
-        if bound is not sympy.oo and bound.free_symbols:
-            bound = sympy.simplify(bound)
-    except NoRule as error:
-        notes.append(f"no lifting rule: {error}")
-    except Unknown as error:
-        notes.append(f"solver inconclusive: {error}")
-    except InvalidArgument as error:
-        notes.append(f"not translatable: {error}")
+    # 2. rules: first with the indicator theorem (no solver call for counts)
+    bound, failure = _lift(prover, quality.expr, theorem=True)
+    attainable: bool | None = None
+    if failure is None:
+        try:
+            attainable = prover.certify_theorem()
+        except Unknown as error:
+            bound, failure = None, f"solver inconclusive: {error}"
     finite = bound is not None and bound is not sympy.oo
+    method = "lifted"
 
-    # 4a. the quick search around the solver's models
-    quick_outputs = _quick_outputs(prover, restricted)
-    quick_records = _quick_records(prover)
-    quick_sizes = [s for s in range(start, 4) if s >= 1 or add_remove]
+    # 4a. the quick search around the solver's models and the domains' edges
     try:
-        run.offer_summary(search_pairs(quality, quick_records, quick_outputs, relation, quick_sizes, exhaustive=False))
+        run.offer_summary(
+            search_pairs(quality, _quick_records(prover), _quick_outputs(prover, restricted), relation,
+                         [s for s in range(start, 4) if s >= 1 or add_remove], exhaustive=False)
+        )
     except QualityError as error:
         notes.append(f"the search could not evaluate q: {error}")
-
-    witness = run.attaining(bound) if finite else None
-    # 4b. the exact encoding for a witness of the bound
-    if finite and witness is None and run.counterexample is None:
-        assert bound is not None
-        witness_sizes = sorted({s for s in (start, 1, 2, 3) if s >= start})
-        pair = search_sizes(prover, witness_sizes, lambda s: value_at(bound, s), strict=False, all_patterns=False)
-        if pair is not None:
-            run.offer(_from_pair(quality, pair))
-            witness = run.attaining(bound)
+    witness = _witness_for(prover, run, bound, start) if attainable is not False else None
+    # the theorem's bound is not attained: certify each form's exact maximum with z3 instead
+    if witness is None and run.counterexample is None and failure is None and prover.used_theorem:
+        refined, failure = _lift(prover, quality.expr, theorem=False)
+        if refined is not None:
+            bound = refined
+            finite = bound is not sympy.oo
+            witness = _witness_for(prover, run, bound, start)
+    if failure is not None:
+        notes.append(failure)
 
     # 3. the joint encoding, when the rules' bound is not attained and n enters linearly
     if witness is None and run.counterexample is None and (bound is None or not bound.free_symbols) and applies(quality.expr):
@@ -466,6 +464,37 @@ def prove_sensitivity(
                           bounded_size=size, witness=_from_search(quality, summary, top))
         return result(Status.BOUNDED, f"{reason}; the claim holds over {limit} (checked exhaustively){scope}", "exhaustive", bounded_size=size)
     return result(Status.UNKNOWN, reason, "none")
+
+
+def _lift(prover: Prover, expr: sympy.Expr, *, theorem: bool) -> tuple[sympy.Expr | None, str | None]:
+    """The rules' bound (None with the reason when no rule applies or a solver is inconclusive)."""
+    prover.theorem_bounds = theorem
+    prover.used_theorem = False
+    try:
+        bound = prover.lift(expr)
+    except NoRule as error:
+        return None, f"no lifting rule: {error}"
+    except Unknown as error:
+        return None, f"solver inconclusive: {error}"
+    except InvalidArgument as error:
+        return None, f"not translatable: {error}"
+    if bound is not sympy.oo and bound.free_symbols:
+        bound = sympy.simplify(bound)
+    return bound, None
+
+
+def _witness_for(prover: Prover, run: _Run, bound: sympy.Expr | None, start: int) -> Witness | None:
+    """A pair attaining the bound: among those seen, else from the exact encoding at small sizes."""
+    if bound is None or bound is sympy.oo:
+        return None
+    witness = run.attaining(bound)
+    if witness is None and run.counterexample is None:
+        sizes = sorted({s for s in (start, 1, 2, 3) if s >= start})
+        pair = search_sizes(prover, sizes, lambda s: value_at(bound, s), strict=False, all_patterns=False, budget=WITNESS_RLIMIT)
+        if pair is not None:
+            run.offer(_from_pair(quality=prover.quality, pair=pair))
+            witness = run.attaining(bound)
+    return witness
 
 
 def _as_pair(quality: QualityFunction, witness: Witness) -> ConcretePair:

@@ -9,13 +9,15 @@ where the quality function allows it (no ``exp``, no pseudo-Boolean
 encodings) so that another solver can parse the exported text.
 
 z3 terms are DAGs: a subformula shared by several parents (the branches of a
-nested ``Max``, an aggregate used twice) is translated once and walked once —
-the translator memoises on the sympy node, and every walk over z3 terms keeps
-a visited set.
+nested ``Max``, an aggregate used twice) is translated once — the translator
+memoises on the sympy node — and nothing walks z3 terms in Python: the logic
+is classified by z3's probes and a model's variables are read from the
+solver's declarations.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -97,7 +99,7 @@ def _value(v: Any) -> Fraction | int | bool:
     raise InvalidArgument(f"unexpected model value {v}", parameter="model", value=str(v))
 
 
-def _model(model: z3.ModelRef, assertions: list[z3.BoolRef]) -> dict[str, Fraction | int | bool]:
+def _model(model: z3.ModelRef, variables: list[z3.ExprRef]) -> dict[str, Fraction | int | bool]:
     """A value for every variable of the query (z3 may leave eliminated ones out: they are completed)."""
     values: dict[str, Fraction | int | bool] = {}
     for decl in model.decls():
@@ -106,7 +108,7 @@ def _model(model: z3.ModelRef, assertions: list[z3.BoolRef]) -> dict[str, Fracti
                 values[decl.name()] = _value(model[decl])
             except InvalidArgument:
                 continue  # an irrational value of a nonlinear query: left out, never read as a witness
-    for variable in _variables(assertions):
+    for variable in variables:
         name = variable.decl().name()
         if name not in values:
             try:
@@ -137,38 +139,29 @@ def _smt2(assertions: Iterable[z3.BoolRef], logic: str) -> str:
     return f"(set-logic {logic})\n{body}"
 
 
-def _walk(roots: Iterable[z3.ExprRef]) -> Iterable[z3.ExprRef]:
-    """Every distinct subterm of ``roots``, each once (z3 terms are DAGs)."""
-    seen: set[int] = set()
-    stack: list[z3.ExprRef] = list(roots)
-    while stack:
-        e = stack.pop()
-        key = e.get_id()
-        if key in seen:
-            continue
-        seen.add(key)
-        yield e
-        stack.extend(e.children())
+_LOGICS = (("is-qflia", "QF_LIA"), ("is-qflra", "QF_LRA"), ("is-qflira", "QF_LIRA"), ("is-qfnia", "QF_NIA"), ("is-qfnra", "QF_NRA"))
 
 
 def _logic(assertions: list[z3.BoolRef]) -> str:
-    sorts: set[str] = set()
-    nonlinear = False
-    for e in _walk(assertions):
-        sorts.add(str(e.sort()))
-        if z3.is_app(e) and e.decl().kind() in (z3.Z3_OP_MUL, z3.Z3_OP_DIV, z3.Z3_OP_IDIV):
-            if sum(1 for c in e.children() if not (z3.is_int_value(c) or z3.is_rational_value(c))) >= 2:
-                nonlinear = True
-            if e.decl().kind() != z3.Z3_OP_MUL and not (z3.is_int_value(e.arg(1)) or z3.is_rational_value(e.arg(1))):
-                nonlinear = True
-    arithmetic = "N" if nonlinear else "L"
-    if "Int" in sorts and "Real" in sorts:
-        return f"QF_{arithmetic}IRA"
-    return f"QF_{arithmetic}RA" if "Real" in sorts else f"QF_{arithmetic}IA"
+    """The SMT-LIB logic of the assertions, classified by z3's own probes (a walk in C, not in Python)."""
+    goal = z3.Goal()
+    goal.add(*assertions)
+    for probe, logic in _LOGICS:
+        if z3.Probe(probe)(goal):
+            return logic
+    return "QF_NIRA"
 
 
-def _variables(assertions: Iterable[z3.ExprRef]) -> list[z3.ExprRef]:
-    return [e for e in _walk(assertions) if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED]
+def _declared(solver: z3.Solver) -> list[z3.ExprRef]:
+    """Every constant the solver's assertions use, read from its SMT-LIB declarations (no walk in Python)."""
+    found = []
+    for line in solver.sexpr().splitlines():
+        if line.startswith("(declare-fun ") and line.endswith(")"):
+            parts = line[len("(declare-fun ") : -1].split(" ")
+            if len(parts) == 3 and parts[1] == "()" and parts[2] in ("Int", "Real", "Bool"):
+                maker = {"Int": z3.Int, "Real": z3.Real, "Bool": z3.Bool}[parts[2]]
+                found.append(maker(parts[0]))
+    return found
 
 
 def check(
@@ -195,7 +188,7 @@ def check(
     used = _rlimit_delta(solver.statistics())
     smt2 = _smt2(assertions, _logic(assertions)) if export else ""
     if answer == z3.sat:
-        return QueryResult("sat", _model(solver.model(), assertions), "", smt2, used, f"z3 {z3_version()}")
+        return QueryResult("sat", _model(solver.model(), _declared(solver)), "", smt2, used, f"z3 {z3_version()}")
     if answer == z3.unsat:
         return QueryResult("unsat", None, "", smt2, used, f"z3 {z3_version()}")
     return QueryResult("unknown", None, solver.reason_unknown(), smt2, used, f"z3 {z3_version()}")
@@ -390,6 +383,8 @@ class Translator:
 
     def undefined(self, e: sympy.Basic) -> Any:
         """A z3 Boolean: evaluating ``e`` divides by zero (following the evaluator's evaluation order)."""
+        if not _may_fail(e, self._aggregate_undefined is not None):
+            return z3.BoolVal(False)
         cached = self._undefined.get(e)
         if cached is None:
             cached = z3.simplify(self._undefined_of(e))
@@ -419,6 +414,18 @@ class Translator:
         if isinstance(e, sympy.Pow) and int(e.exp) < 0:
             parts.append(self.number(e.base) == 0)
         return z3.Or(*parts) if len(parts) > 1 else parts[0]
+
+
+@functools.lru_cache(maxsize=8192)
+def _may_fail(expr: sympy.Basic, aggregates: bool) -> bool:
+    """Whether evaluating ``expr`` can fail at all (a division, a Piecewise without default, an aggregate's body)."""
+    if isinstance(expr, sympy.Pow) and expr.exp.is_negative and not (expr.base.is_Rational and expr.base != 0):
+        return True
+    if isinstance(expr, sympy.Piecewise) and expr.args[-1].cond is not sympy.true:
+        return True
+    if aggregates and isinstance(expr, _AGGREGATES):
+        return True
+    return any(_may_fail(arg, aggregates) for arg in expr.args)
 
 
 def partial_nodes(expr: sympy.Basic) -> list[sympy.Basic]:

@@ -1,33 +1,102 @@
-"""Prover and falsifier benchmarks on the built-in catalogue.
+"""Prover benchmarks: the catalogue, and families whose time must grow smoothly with their size.
 
-Run: ``python tests/benchmarks/bench_proofs.py``.  Not collected by pytest.
-Prints, per catalogue entry, the median seconds of ``prove_sensitivity`` over
-five runs and its verdict; the whole catalogue's total; and, per deliberately
-wrong entry, how many examples the black-box falsifier evaluated before its
-first violation.
+Run: ``python tests/benchmarks/bench_proofs.py`` (``--quick`` for small sizes,
+``--plot FILE.png`` for the curves).  Not collected by pytest.  Prints Markdown
+tables:
+
+* per catalogue entry, the median seconds of ``prove_sensitivity`` over five
+  runs, its verdict, bound and tightness; the whole catalogue's total; and,
+  per deliberately wrong entry, how many examples the black-box falsifier
+  evaluated before its first violation;
+* **median over IntRange(0, N)**, every N in 1..1024: the time at powers of
+  two, and max / median over all N (target: < 3×);
+* **nesting depth** 1..10 of ``Abs(Max(…))`` over counts and totals (target:
+  depth 10 < 2 s);
+* **max_over** with k indices: building the expression, ``prove_sensitivity``
+  and ``check_certificate`` of its certificate (target: 200 indices proved
+  and checked < 5 s);
+* **an output grid** of G points: ``prove_sensitivity`` (target: 10⁴ points
+  < 5 s).
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import time
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import sympy
 
 from expmech.impl import CATALOGUE, WRONG_CATALOGUE
-from expmech.proofs import falsify, prove_sensitivity
+from expmech.proofs import certify, check_certificate, falsify, prove_sensitivity
+from expmech.spec import (
+    DATASET_SIZE,
+    Grid,
+    IntRange,
+    OutputSpace,
+    QualityFunction,
+    RationalRange,
+    RecordSchema,
+    count,
+    max_over,
+    mean,
+    size,
+    total,
+)
 
 
-def main() -> None:
+def median_family(top: int) -> QualityFunction:
+    """−|#{x <= r} − n/2| with x, r in IntRange(0, top): Δq = 1 (replace-one)."""
+    schema, outputs = RecordSchema(x=IntRange(0, top)), OutputSpace(r=IntRange(0, top))
+    x, r = schema["x"], outputs["r"]
+    return QualityFunction(-sympy.Abs(count(x <= r) - size() / 2), schema=schema, outputs=outputs, name=f"median-{top}")
+
+
+def nesting_family(depth: int) -> QualityFunction:
+    """``e ← |Max(e − Σ min(x, r)/2, #{x >= r} − i) − r|`` nested ``depth`` times, from ``#{x <= r}``."""
+    schema, outputs = RecordSchema(x=IntRange(0, 5)), OutputSpace(r=IntRange(0, 5))
+    x, r = schema["x"], outputs["r"]
+    expr = count(x <= r)
+    for i in range(depth):
+        expr = sympy.Abs(sympy.Max(expr - total(sympy.Min(x, r)) / 2, count(x >= r) - i) - r)
+    return QualityFunction(expr, schema=schema, outputs=outputs, name=f"nesting-{depth}")
+
+
+def max_over_family(indices: int) -> QualityFunction:
+    """``max_h |#{x = h} − r|`` over ``indices`` values of h: Δq = 1 (replace-one)."""
+    schema, outputs = RecordSchema(x=IntRange(0, indices - 1)), OutputSpace(r=IntRange(0, 3))
+    h = sympy.Symbol("h", integer=True)
+    expr = max_over(sympy.Abs(count(sympy.Eq(schema["x"], h)) - outputs["r"]), h, range(indices))
+    return QualityFunction(expr, schema=schema, outputs=outputs, name=f"max-over-{indices}")
+
+
+def grid_family(points: int) -> QualityFunction:
+    """−|mean(x) − a|, x in [0, 1], a on a grid of ``points`` points: Δq = 1/n (replace-one)."""
+    schema = RecordSchema(x=RationalRange(0, 1))
+    outputs = OutputSpace(a=Grid(tuple(Fraction(i, points - 1) for i in range(points))))
+    return QualityFunction(-sympy.Abs(mean(schema["x"]) - outputs["a"]), schema=schema, outputs=outputs, name=f"grid-{points}")
+
+
+def timed(call: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
+    """The median wall time of ``repeat`` calls, and the last result."""
+    times, result = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def catalogue() -> None:
     print("| entry | neighbours | claimed Δq | verdict | bound | tight | median s |")
     print("|---|---|---|---|---|---|---:|")
     total_start = time.perf_counter()
     medians = []
     for entry in CATALOGUE + WRONG_CATALOGUE:
-        times = []
-        for _ in range(5):
-            start = time.perf_counter()
-            result = prove_sensitivity(entry.quality, neighbours=entry.neighbours, claimed=entry.claimed_sensitivity)
-            times.append(time.perf_counter() - start)
-        median = statistics.median(times)
+        median, result = timed(lambda: prove_sensitivity(entry.quality, neighbours=entry.neighbours, claimed=entry.claimed_sensitivity), 5)
         medians.append(median)
         print(
             f"| {entry.name} | {entry.neighbours.value} | {entry.claimed_sensitivity} | {result.status} | "
@@ -41,9 +110,111 @@ def main() -> None:
     print("|---|---|---:|---:|")
     for entry in WRONG_CATALOGUE:
         q = entry.quality
-        start = time.perf_counter()
-        result = falsify(q, neighbours=entry.neighbours, claimed=entry.claimed_sensitivity, outputs=q.outputs(), schema=q.schema)
-        print(f"| {entry.name} | {result.status} | {result.found_at} | {time.perf_counter() - start:.2f} |")
+        seconds, result = timed(lambda: falsify(q, neighbours=entry.neighbours, claimed=entry.claimed_sensitivity, outputs=q.outputs(), schema=q.schema))
+        print(f"| {entry.name} | {result.status} | {result.found_at} | {seconds:.2f} |")
+
+
+def medians(sizes: list[int]) -> dict[int, float]:
+    times = {}
+    for top in sizes:
+        q = median_family(top)
+        seconds, result = timed(lambda: prove_sensitivity(q, neighbours="replace-one", claimed=1), 3)
+        assert str(result.status) == "PROVED" and result.tight, (top, result.reason)
+        times[top] = seconds
+    shown = [t for t in sizes if t & (t - 1) == 0] or sizes
+    print("| N (IntRange(0, N)) | " + " | ".join(str(t) for t in shown) + " |")
+    print("|---|" + "---:|" * len(shown))
+    print("| prove s | " + " | ".join(f"{times[t]:.3f}" for t in shown) + " |")
+    middle = statistics.median(times.values())
+    slowest = max(times, key=lambda t: times[t])
+    print()
+    print(f"every N in {sizes[0]}..{sizes[-1]}: median {middle:.3f} s, max {times[slowest]:.3f} s (N = {slowest}), max/median {times[slowest] / middle:.2f}× (target < 3×)")
+    return times
+
+
+def nestings(depths: list[int]) -> dict[int, float]:
+    times = {}
+    print("| depth | verdict | bound | tight | prove s |")
+    print("|---:|---|---|---|---:|")
+    for depth in depths:
+        q = nesting_family(depth)
+        seconds, result = timed(lambda: prove_sensitivity(q, neighbours="replace-one"), 3)
+        times[depth] = seconds
+        print(f"| {depth} | {result.status} | {result.bound} | {'yes' if result.tight else 'no'} | {seconds:.3f} |")
+    return times
+
+
+def max_overs(sizes: list[int]) -> dict[int, float]:
+    times = {}
+    print("| indices | build s | prove s | certify s | check s | prove + check s |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for indices in sizes:
+        build, q = timed(lambda: max_over_family(indices))
+        prove, result = timed(lambda: prove_sensitivity(q, neighbours="replace-one", claimed=1))
+        assert str(result.status) == "PROVED" and result.tight, result.reason
+        made, certificate = timed(lambda: certify(q, epsilon=1, neighbours="replace-one", claimed=1))
+        checked, report = timed(lambda: check_certificate(certificate.data))
+        assert report.ok, report.problems
+        times[indices] = prove + checked
+        print(f"| {indices} | {build:.2f} | {prove:.2f} | {made:.2f} | {checked:.2f} | {prove + checked:.2f} |")
+    return times
+
+
+def grids(sizes: list[int]) -> dict[int, float]:
+    times = {}
+    print("| grid points | build s | prove s |")
+    print("|---:|---:|---:|")
+    for points in sizes:
+        build, q = timed(lambda: grid_family(points))
+        prove, result = timed(lambda: prove_sensitivity(q, neighbours="replace-one", claimed=1 / DATASET_SIZE), 3)
+        assert str(result.status) == "PROVED" and result.tight, result.reason
+        times[points] = prove
+        print(f"| {points} | {build:.2f} | {prove:.3f} |")
+    return times
+
+
+def plot(curves: dict[str, dict[int, float]], path: str) -> None:
+    """One panel per family: seconds against size."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, len(curves), figsize=(4 * len(curves), 3.2))
+    for axis, (name, times) in zip(axes, curves.items()):
+        sizes = sorted(times)
+        axis.plot(sizes, [times[s] for s in sizes], marker="." if len(sizes) < 50 else None, linewidth=1)
+        axis.set_title(name, fontsize=10)
+        axis.set_xlabel("size")
+        axis.set_ylabel("seconds")
+        axis.set_ylim(bottom=0)
+        if name.startswith("median") or name.startswith("grid"):
+            axis.set_xscale("log")
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes only (a smoke run)")
+    parser.add_argument("--plot", metavar="FILE.png", help="write the families' curves to a PNG")
+    args = parser.parse_args()
+    quick = args.quick
+    if not quick:
+        catalogue()
+        print()
+    curves = {
+        "median over IntRange(0, N)": medians(list(range(1, 17)) if quick else list(range(1, 1025))),
+    }
+    print()
+    curves["nesting depth"] = nestings([1, 2, 3] if quick else list(range(1, 11)))
+    print()
+    curves["max_over: prove + check"] = max_overs([5, 10] if quick else [10, 25, 50, 100, 200])
+    print()
+    curves["output grid points"] = grids([10, 100] if quick else [10, 100, 1000, 10_000])
+    if args.plot:
+        plot(curves, args.plot)
+        print(f"\ncurves written to {args.plot}")
 
 
 if __name__ == "__main__":
