@@ -169,6 +169,19 @@ def test_opendp_references_and_privacy_maps(measure, monotonic):
     assert top.reference.k == 3 and not any(f.violation for f in top.findings)
 
 
+@pytest.mark.parametrize(
+    "measure, monotonic, exact",
+    [("max_divergence", False, "4"), ("max_divergence", True, "2"), ("zero_concentrated_divergence", False, "2"), ("zero_concentrated_divergence", True, "1/2")],
+)
+def test_opendp_exact_privacy_map_values(measure, monotonic, exact):
+    """At scale 1/2 and d_in = 1 the exact map is range/scale (range 2 or 1), or (range/scale)²/8, and OpenDP agrees."""
+    case = adapters.opendp_noisy_max(SCORES, scale=0.5, output_measure=measure, monotonic=monotonic)
+    assert case.findings[0].exact.startswith(exact + ";")
+    assert case.findings[0].library == f"map(d_in) = {float(Fraction(exact))!r}"
+    top = adapters.opendp_noisy_top_k(SCORES, k=2, scale=0.5, output_measure=measure, monotonic=monotonic)
+    assert top.findings[0].exact.startswith(str(2 * Fraction(exact)) + ";")
+
+
 def test_opendp_negate_and_optimize_negate_the_scores():
     """negate=True and optimize='min' map to the negated score table."""
     case = adapters.opendp_noisy_max(SCORES, scale=1.0, negate=True)
