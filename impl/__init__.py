@@ -1,33 +1,43 @@
 """expmech.impl: exact computation.
 
-The exponential mechanism over a finite range, its exact distribution and
-privacy loss, exact samplers; the exact laws of the other selection
-mechanisms in common use (permute-and-flip, top-k, the quantile mechanism).
-Rationals in, decisions out: no float ever decides a comparison.
+The exponential mechanism over a finite range, an interval of the reals or an
+infinite set of integers, its exact distribution and privacy loss, exact
+samplers; the exact laws of the other selection mechanisms in common use
+(permute-and-flip, top-k, the quantile mechanism).
 """
 
 from ._auction import DigitalGoodsAuction, Incentive, posted_price_utility
 from ._catalogue import CATALOGUE, POSTERIOR_CATALOGUE, WRONG_CATALOGUE, CatalogueEntry, catalogue_entry
+from ._continuous import ContinuousDistribution, ContinuousMechanism
+from ._countable import CountableDistribution, CountableMechanism
 from ._exactreal import ExpRatio, LogExpRatio
 from ._expsum import DEFAULT_MAX_PRECISION, ExpSum
 from ._inversion import InversionTable
+from ._lazy import DEFAULT_GRID_BITS
 from ._loglinear import LogLinear
 from ._mechanism import Distribution, ExponentialMechanism, PrivacyLoss
 from ._permute_flip import PermuteAndFlip
 from ._pf_law import PermuteAndFlipDistribution
+from ._piecewise import PiecewiseLinear
 from ._quantile import QuantileMechanism
 from ._posterior import PosteriorDistribution, PosteriorSampling
 from ._radical import LogRadicalRatio, RadicalRatio, RadicalSum
+from ._ranges import RangePrivacyLoss
 from ._random import sample_bernoulli, sample_bernoulli_exp
 from ._refined import RefinedValue
 from ._topk import ExponentialTopK, PermuteAndFlipTopK, TopKDistribution
 
 __all__ = [
     "CATALOGUE",
+    "DEFAULT_GRID_BITS",
     "DEFAULT_MAX_PRECISION",
     "POSTERIOR_CATALOGUE",
     "WRONG_CATALOGUE",
     "CatalogueEntry",
+    "ContinuousDistribution",
+    "ContinuousMechanism",
+    "CountableDistribution",
+    "CountableMechanism",
     "DigitalGoodsAuction",
     "Distribution",
     "ExpRatio",
@@ -42,12 +52,14 @@ __all__ = [
     "PermuteAndFlip",
     "PermuteAndFlipDistribution",
     "PermuteAndFlipTopK",
+    "PiecewiseLinear",
     "PosteriorDistribution",
     "PosteriorSampling",
     "PrivacyLoss",
     "QuantileMechanism",
     "RadicalRatio",
     "RadicalSum",
+    "RangePrivacyLoss",
     "RefinedValue",
     "TopKDistribution",
     "catalogue_entry",

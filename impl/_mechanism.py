@@ -53,6 +53,16 @@ class ExponentialMechanism:
 
     __slots__ = ("_quality", "_epsilon", "_outputs", "_base_measure", "_index")
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> ExponentialMechanism:
+        """A range (an interval or an infinite set of integers) as ``outputs`` dispatches to its mechanism."""
+        if cls is ExponentialMechanism:
+            from ._ranges import range_class
+
+            target = range_class(kwargs.get("outputs"))
+            if target is not None:
+                return object.__new__(target)
+        return object.__new__(cls)
+
     def __init__(
         self,
         quality: Callable[[Any, Any], Any],

@@ -6,6 +6,7 @@ This layer imports nothing from ``expmech.impl`` or ``expmech.proofs``.
 
 from ._domains import Booleans, Categories, Domain, Grid, IntRange, RationalRange
 from ._errors import (
+    DivergentNormaliser,
     ExpMechError,
     InvalidArgument,
     InvalidType,
@@ -32,6 +33,16 @@ from ._likelihood import BetaPrior, LogLikelihood, likelihood_from_json, likelih
 from ._neighbours import Neighbours
 from ._privacy import derive_epsilon
 from ._quality import QualityFunction
+from ._ranges import (
+    BaseMeasure,
+    Counting,
+    Geometric,
+    Lebesgue,
+    PiecewiseDensity,
+    PiecewiseGeometric,
+    measure_from_json,
+    measure_to_json,
+)
 from ._serial import quality_from_json, quality_to_json, rational_from_text, rational_text
 from ._source import STATEMENTS, statement
 from ._statements import Hypothesis, ProofStep, Statement, StepCheck, StepStatus, check_step, check_steps
@@ -41,20 +52,27 @@ __all__ = [
     "DATASET_SIZE",
     "IDENTITIES",
     "STATEMENTS",
+    "BaseMeasure",
     "Booleans",
     "Categories",
     "Count",
+    "Counting",
+    "DivergentNormaliser",
     "Domain",
     "ExpMechError",
+    "Geometric",
     "Grid",
     "Hypothesis",
     "IntRange",
     "InvalidArgument",
+    "Lebesgue",
     "InvalidType",
     "LogLikelihood",
     "Mean",
     "Neighbours",
     "OutputSpace",
+    "PiecewiseDensity",
+    "PiecewiseGeometric",
     "PrecisionExhausted",
     "ProofStep",
     "QualityError",
@@ -74,6 +92,8 @@ __all__ = [
     "likelihood_to_json",
     "max_over",
     "mean",
+    "measure_from_json",
+    "measure_to_json",
     "min_over",
     "quality_from_json",
     "quality_to_json",

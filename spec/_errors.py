@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 __all__ = [
+    "DivergentNormaliser",
     "ExpMechError",
     "InvalidArgument",
     "InvalidType",
@@ -115,3 +116,19 @@ class PrecisionExhausted(ExpMechError, ArithmeticError):
     The sign is still determined mathematically; expmech refuses to guess it.
     Raise the cap (``max_precision``) to go on.
     """
+
+
+class DivergentNormaliser(InvalidArgument):
+    """The normaliser ``∫ e^{ε q(d, r)} μ(dr)`` is infinite, so the mechanism is undefined.
+
+    Raised instead of a number when the source's hypothesis ``finite-normaliser``
+    (statement ``mechanism``) fails on a dataset; ``hypothesis`` names it and
+    ``piece`` is the part of the range ``(lo, hi)`` (``None`` for an infinite
+    end) on which the integral or series diverges.
+    """
+
+    hypothesis = "finite-normaliser"
+
+    def __init__(self, message: str, *, piece: Any = None) -> None:
+        super().__init__(message, parameter="quality", value=piece)
+        self.piece = piece

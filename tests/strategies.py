@@ -351,3 +351,51 @@ def wrong_claims(draw: st.DrawFn) -> WrongClaim:
         return WrongClaim(family, q, relation, truth, truth * k / (n + 1) if relation is Neighbours.ADD_REMOVE else truth * k / n)
     gap = draw(st.sampled_from([sympy.Rational(1, 2), sympy.Rational(1, 4), sympy.Rational(1, 100)]))
     return WrongClaim(family, q, relation, truth, truth * (1 - gap))
+
+# -- qualities piecewise linear in one output r -------------------------------------------------
+
+
+@st.composite
+def piecewise_linear_expressions(draw: st.DrawFn, x: object, r: object) -> object:
+    """A quality expression of the language, piecewise linear in ``r``, over one integer field ``x``.
+
+    Built from rank counts, clamped totals, absolute deviations, means, Max/Min,
+    Abs and Piecewise conditions on r, so that every kind of breakpoint occurs.
+    """
+    import sympy
+
+    from expmech.spec import count, mean, size, total
+
+    small = rationals(-3, 3, 4)
+
+    def linear() -> object:
+        return draw(small) * r + draw(small)
+
+    def atom() -> object:
+        kind = draw(st.integers(0, 7))
+        if kind == 0:
+            relation = draw(st.sampled_from([sympy.Le, sympy.Lt, sympy.Ge, sympy.Gt]))
+            return count(relation(x + draw(st.integers(-2, 2)), r))
+        if kind == 1:
+            return total(sympy.Min(x, linear()))
+        if kind == 2:
+            return -total(sympy.Abs(x - r))
+        if kind == 3:
+            return mean(x) * draw(small) + linear()
+        if kind == 4:
+            return count(sympy.And(x - 2 <= r, r < x + draw(st.integers(1, 3))))
+        if kind == 5:
+            return -sympy.Abs(r - mean(x))
+        if kind == 6:
+            return sympy.Max(linear(), linear())
+        return size() * draw(small) - sympy.Min(r, draw(small))
+
+    body = sum((draw(small) * atom() for _ in range(draw(st.integers(1, 3)))), sympy.Integer(0))
+    outer = draw(st.integers(0, 4))
+    if outer == 1:
+        body = -sympy.Abs(body - size() * draw(small))
+    elif outer == 2:
+        body = sympy.Piecewise((body, r <= draw(small)), (body * draw(small) + linear(), True))
+    elif outer == 3:
+        body = sympy.Min(body, linear())
+    return body

@@ -1,0 +1,288 @@
+"""Large exact exponential sums whose exponents lie on a lattice, evaluated as polynomials.
+
+A normaliser over a continuous range is ``Σ c_i e^{b_i}`` with up to a term per
+piece — 10⁵ terms for a median of 10⁵ records.  Its exponents are rationals,
+so they lie on a lattice ``base + j·unit``; then the sum is
+``e^{base} · P(e^{unit}) / den`` with ``P`` a polynomial with integer
+coefficients, which python-flint evaluates in ball arithmetic in C.
+
+As for :class:`~expmech.impl.ExpSum`, a zero polynomial is the only way the sum
+can be zero (``e^{unit}`` is transcendental for a rational ``unit ≠ 0``, by
+Lindemann–Weierstrass), and every other sign is settled by balls at doubling
+precision — never by a float.  When the lattice is too fine (the degree would
+exceed :data:`MAX_DEGREE` and many times the number of terms) the sum is kept
+as a sparse :class:`ExpSum` instead; the results are the same.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from fractions import Fraction
+
+import numpy as np
+from flint import arb, ctx, fmpz_poly
+
+from expmech.spec._errors import PrecisionExhausted
+
+from ._expsum import DEFAULT_MAX_PRECISION, ExpSum, arb_from_fraction
+from ._qarray import QArray
+
+__all__ = ["LatticeSum", "MAX_DEGREE"]
+
+#: Largest polynomial degree kept on a lattice (beyond it a sparse ExpSum is used).
+MAX_DEGREE = 1 << 22
+_START = 64
+
+
+def _rational_gcd(values: Iterable[Fraction]) -> Fraction:
+    result = Fraction(0)
+    for value in values:
+        if value:
+            result = Fraction(math.gcd(result.numerator * value.denominator, value.numerator * result.denominator), result.denominator * value.denominator)
+    return abs(result)
+
+
+class LatticeSum:
+    """``Σ_j c_j · e^{base + j·unit} / den`` with integer ``c_j`` (or, if too sparse, an :class:`ExpSum`).
+
+    Immutable.  Build with :meth:`from_arrays`, :meth:`from_expsum` or
+    :meth:`zero`; combine with ``+``, ``-``, :meth:`scale` and :meth:`shift`;
+    decide with :meth:`sign`; enclose with :meth:`ball`.
+    """
+
+    __slots__ = ("base", "unit", "poly", "den", "sparse")
+
+    base: Fraction
+    unit: Fraction
+    poly: fmpz_poly
+    den: int
+    sparse: ExpSum | None
+
+    @classmethod
+    def _make(cls, base: Fraction, unit: Fraction, poly: fmpz_poly, den: int) -> LatticeSum:
+        result = object.__new__(cls)
+        result.base, result.unit, result.poly, result.den, result.sparse = base, unit, poly, den, None
+        return result
+
+    @classmethod
+    def _of_sparse(cls, value: ExpSum) -> LatticeSum:
+        result = cls._make(Fraction(0), Fraction(1), fmpz_poly(), 1)
+        result.sparse = value
+        return result
+
+    @classmethod
+    def zero(cls) -> LatticeSum:
+        """The number 0."""
+        return cls._make(Fraction(0), Fraction(1), fmpz_poly(), 1)
+
+    @classmethod
+    def from_expsum(cls, value: ExpSum) -> LatticeSum:
+        """The same number as ``value``."""
+        terms = value.terms
+        if not terms:
+            return cls.zero()
+        return cls.from_arrays(QArray.of([c for c, _ in terms]), QArray.of([b for _, b in terms]))
+
+    @classmethod
+    def from_arrays(cls, coefficients: QArray, exponents: QArray) -> LatticeSum:
+        """``Σ_i coefficients[i] · e^{exponents[i]}`` for two exact 1-D arrays of equal length."""
+        nonzero = coefficients.num != 0
+        if not np.any(nonzero):
+            return cls.zero()
+        coefficients, exponents = coefficients[nonzero], exponents[nonzero]
+        e = exponents.num
+        low = int(e.min())
+        shifted = e - low if e.dtype != object else np.asarray(e - low, dtype=object)
+        step = int(np.gcd.reduce(shifted)) if shifted.dtype != object else _gcd(shifted.tolist())
+        count = len(shifted)
+        index: np.ndarray | None
+        if step == 0:
+            degree, index = 0, np.zeros(count, dtype=np.int64)
+        else:
+            degree = int(shifted.max()) // step
+            index = (shifted // step).astype(np.int64) if degree < (1 << 62) else None
+        base = Fraction(low, exponents.den)
+        unit = Fraction(step, exponents.den) if step else Fraction(1)
+        if index is None or degree > MAX_DEGREE and degree > 64 * count:
+            pairs = zip(coefficients.fractions(), exponents.fractions())
+            return cls._of_sparse(ExpSum.weighted_exps(pairs))
+        values = coefficients.num
+        if values.dtype == np.int64 and int(np.abs(values).max()) * count < (1 << 62):
+            dense = np.zeros(degree + 1, dtype=np.int64)
+            np.add.at(dense, index, values)
+            coeffs = dense.tolist()
+        else:
+            dense_obj = np.zeros(degree + 1, dtype=object)
+            np.add.at(dense_obj, index, values.astype(object))
+            coeffs = [int(v) for v in dense_obj.tolist()]
+        return cls._make(base, unit, fmpz_poly(coeffs), coefficients.den)
+
+    # -- inspection ----------------------------------------------------------------------
+
+    def is_zero(self) -> bool:
+        """Exactly whether the value is 0."""
+        if self.sparse is not None:
+            return self.sparse.is_zero()
+        return self.poly.degree() < 0
+
+    def to_expsum(self) -> ExpSum:
+        """The same number as a sparse :class:`ExpSum`."""
+        if self.sparse is not None:
+            return self.sparse
+        den = self.den
+        merged = {
+            self.base + j * self.unit: Fraction(int(c), den)
+            for j, c in enumerate(self.poly.coeffs())
+            if c
+        }
+        return ExpSum._from_mapping(merged)
+
+    # -- arithmetic ----------------------------------------------------------------------
+
+    def scale(self, factor: Fraction) -> LatticeSum:
+        """``factor · self`` for a rational factor."""
+        factor = Fraction(factor)
+        if factor == 0:
+            return LatticeSum.zero()
+        if self.sparse is not None:
+            return LatticeSum._of_sparse(self.sparse.scale(factor))
+        poly = self.poly * factor.numerator
+        den = self.den * factor.denominator
+        if den < 0:
+            poly, den = -poly, -den
+        return LatticeSum._make(self.base, self.unit, poly, den)
+
+    def shift(self, exponent: Fraction) -> LatticeSum:
+        """``e^{exponent} · self``."""
+        if self.sparse is not None:
+            return LatticeSum._of_sparse(self.sparse.shift(Fraction(exponent)))
+        return LatticeSum._make(self.base + Fraction(exponent), self.unit, self.poly, self.den)
+
+    def __neg__(self) -> LatticeSum:
+        return self.scale(Fraction(-1))
+
+    def __add__(self, other: LatticeSum) -> LatticeSum:
+        if self.is_zero():
+            return other
+        if other.is_zero():
+            return self
+        if self.sparse is not None or other.sparse is not None:
+            return LatticeSum._of_sparse(self.to_expsum() + other.to_expsum())
+        base = min(self.base, other.base)
+        unit = _rational_gcd([self.unit, other.unit, self.base - base, other.base - base])
+        parts: list[tuple[int, int, LatticeSum]] = []
+        degree = 0
+        for part in (self, other):
+            ratio_offset = (part.base - base) / unit
+            ratio_stride = part.unit / unit
+            assert ratio_offset.denominator == 1 and ratio_stride.denominator == 1
+            parts.append((int(ratio_offset), int(ratio_stride), part))
+            degree = max(degree, int(ratio_offset) + int(ratio_stride) * max(part.poly.degree(), 0))
+        terms = len(self.poly.coeffs()) + len(other.poly.coeffs())
+        if degree > MAX_DEGREE and degree > 64 * terms:
+            return LatticeSum._of_sparse(self.to_expsum() + other.to_expsum())
+        den = math.lcm(self.den, other.den)
+        total = [0] * (degree + 1)
+        for offset, stride, part in parts:
+            factor = den // part.den
+            coeffs = [int(c) for c in part.poly.coeffs()]
+            if stride == 1:
+                for j, c in enumerate(coeffs):
+                    if c:
+                        total[offset + j] += c * factor
+            else:
+                for j, c in enumerate(coeffs):
+                    if c:
+                        total[offset + j * stride] += c * factor
+        return LatticeSum._make(base, unit, fmpz_poly(total), den)
+
+    def __sub__(self, other: LatticeSum) -> LatticeSum:
+        return self + (-other)
+
+    def __mul__(self, other: LatticeSum) -> LatticeSum:
+        if self.is_zero() or other.is_zero():
+            return LatticeSum.zero()
+        if self.sparse is not None or other.sparse is not None:
+            return LatticeSum._of_sparse(self.to_expsum() * other.to_expsum())
+        unit = _rational_gcd([self.unit, other.unit])
+        first, second = self.unit / unit, other.unit / unit
+        degree = int(first) * self.poly.degree() + int(second) * other.poly.degree()
+        if degree > MAX_DEGREE:
+            return LatticeSum._of_sparse(self.to_expsum() * other.to_expsum())
+        poly = _restride(self.poly, int(first)) * _restride(other.poly, int(second))
+        return LatticeSum._make(self.base + other.base, unit, poly, self.den * other.den)
+
+    # -- exact decisions ---------------------------------------------------------------------
+
+    def _poly_ball(self, precision: int) -> arb:
+        with ctx.workprec(precision):
+            x = arb_from_fraction(self.unit).exp()
+            return self.poly(x)
+
+    def sign(self, *, max_precision: int = DEFAULT_MAX_PRECISION) -> int:
+        """The exact sign: -1, 0 or 1 (raises PrecisionExhausted rather than guess)."""
+        if self.sparse is not None:
+            return self.sparse.sign(max_precision=max_precision)
+        coeffs = self.poly.coeffs()
+        if not coeffs:
+            return 0
+        if all(c >= 0 for c in coeffs):
+            return 1
+        if all(c <= 0 for c in coeffs):
+            return -1
+        precision = _START + len(coeffs).bit_length()
+        while True:
+            ball = self._poly_ball(precision)
+            if ball > 0:
+                return 1
+            if ball < 0:
+                return -1
+            if precision >= max_precision:
+                raise PrecisionExhausted(
+                    f"the sign of an exponential sum of degree {self.poly.degree()} was not settled at {max_precision} bits"
+                )
+            precision = min(2 * precision, max_precision)
+
+    def ball(self, bits: int = 53, *, max_precision: int = DEFAULT_MAX_PRECISION) -> arb:
+        """A ball around the (nonzero) value with relative radius at most ``2**-bits``."""
+        if self.sparse is not None:
+            return self.sparse._ball(bits, max_precision=max_precision)
+        precision = _START + bits + len(self.poly.coeffs()).bit_length()
+        while True:
+            with ctx.workprec(precision):
+                value = self._poly_ball(precision) * arb_from_fraction(self.base).exp() / self.den
+                if value.rad() * 2 ** (bits + 1) <= value.abs_lower():
+                    return value
+            if precision >= max_precision:
+                raise PrecisionExhausted(f"an enclosure to bits={bits} was not reached at {max_precision} bits")
+            precision = min(2 * precision, max_precision)
+
+    def __float__(self) -> float:
+        """A float near the value, for display only."""
+        if self.is_zero():
+            return 0.0
+        return float(self.ball(53).mid())
+
+    def __repr__(self) -> str:
+        if self.sparse is not None:
+            return f"LatticeSum({self.sparse!r})"
+        return f"LatticeSum(e^({self.base}) · P(e^({self.unit})) / {self.den}, degree {self.poly.degree()})"
+
+
+def _restride(poly: fmpz_poly, stride: int) -> fmpz_poly:
+    """``P(x^stride)``."""
+    if stride == 1:
+        return poly
+    coeffs = poly.coeffs()
+    spread = [0] * (stride * (len(coeffs) - 1) + 1) if coeffs else []
+    for j, c in enumerate(coeffs):
+        spread[j * stride] = int(c)
+    return fmpz_poly(spread)
+
+
+def _gcd(values: list[int]) -> int:
+    g = 0
+    for value in values:
+        g = math.gcd(g, int(value))
+    return g

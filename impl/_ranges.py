@@ -1,0 +1,283 @@
+"""What the mechanisms over infinite and continuous ranges share: the range, μ, the privacy loss.
+
+``ExponentialMechanism(quality, epsilon=…, outputs=…)`` comes here when
+``outputs`` is a range rather than a list: a
+:class:`~expmech.spec.RationalRange` (an interval of the reals, Lebesgue μ or a
+:class:`~expmech.spec.PiecewiseDensity`), an :class:`~expmech.spec.IntRange`
+(integers, counting μ or a :class:`~expmech.spec.PiecewiseGeometric`), or an
+:class:`~expmech.spec.OutputSpace` with one such variable.  Only a
+:class:`~expmech.spec.QualityFunction` can be integrated exactly over a range:
+its pieces in r are read off the expression (``expmech.impl._piecewise``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from flint import ctx
+
+from expmech.spec import (
+    BaseMeasure,
+    Counting,
+    Domain,
+    IntRange,
+    InvalidArgument,
+    InvalidType,
+    Lebesgue,
+    OutputSpace,
+    PiecewiseDensity,
+    PiecewiseGeometric,
+    QualityFunction,
+    RationalRange,
+)
+from expmech.spec._errors import describe
+
+from ._exactreal import LogExpRatio
+from ._expsum import ExactOrdering, _check_bits, ball_endpoints
+from ._lattice import LatticeSum
+
+__all__ = ["Candidate", "RangePrivacyLoss", "is_range", "loss_from_candidates", "range_class", "range_kind", "resolve_range", "unbounded_loss"]
+
+
+def is_range(outputs: Any) -> bool:
+    """Whether ``outputs`` names a range (an interval or an infinite set) rather than a finite list."""
+    if isinstance(outputs, RationalRange | IntRange):
+        return True
+    if isinstance(outputs, OutputSpace):
+        return True
+    return False
+
+
+def range_class(outputs: Any) -> type | None:
+    """The mechanism class for ``outputs`` when it is a range, else None (a finite list of outputs)."""
+    if not is_range(outputs):
+        return None
+    if range_kind(outputs) == "continuous":
+        from ._continuous import ContinuousMechanism
+
+        return ContinuousMechanism
+    from ._countable import CountableMechanism
+
+    return CountableMechanism
+
+
+def range_kind(outputs: Any) -> str:
+    """``"continuous"`` or ``"countable"`` for a range accepted by :func:`is_range`."""
+    domain = _domain_of(outputs)
+    return "continuous" if isinstance(domain, RationalRange) else "countable"
+
+
+def _domain_of(outputs: Any) -> Domain:
+    if isinstance(outputs, OutputSpace):
+        items = list(outputs.items())
+        if len(items) != 1:
+            raise InvalidArgument(
+                f"outputs={outputs!r} has {len(items)} variables; a range needs exactly one (use a list of outputs otherwise)",
+                parameter="outputs",
+                value=outputs,
+            )
+        domain = items[0][2]
+        if not isinstance(domain, RationalRange | IntRange):
+            raise InvalidArgument(
+                f"outputs={outputs!r}: {domain.describe()} is finite; pass its outputs as a list (quality.outputs())",
+                parameter="outputs",
+                value=outputs,
+            )
+        return domain
+    return outputs
+
+
+@dataclass(frozen=True)
+class ResolvedRange:
+    """The range of a mechanism: ``[lo, hi]`` (``None`` infinite), its kind, and μ."""
+
+    domain: Domain
+    lo: Fraction | None
+    hi: Fraction | None
+    integer: bool
+    measure: BaseMeasure
+
+
+def resolve_range(quality: Any, outputs: Any, base_measure: Any) -> ResolvedRange:
+    """Validate ``quality``, ``outputs`` and ``base_measure`` for a range mechanism (errors name each)."""
+    if not isinstance(quality, QualityFunction):
+        raise InvalidType(
+            f"quality={describe(quality)} is a black-box callable: a continuous or countable range needs an "
+            "expmech.spec.QualityFunction, because a black box cannot be integrated exactly over a range "
+            "(list finitely many outputs instead)",
+            parameter="quality",
+            value=quality,
+        )
+    domain = _domain_of(outputs)
+    items = list(quality.output_space.items())
+    if len(items) != 1:
+        raise InvalidArgument(
+            f"quality {quality!r} has {len(items)} output variables; a range needs exactly one", parameter="quality", value=quality
+        )
+    own = items[0][2]
+    integer = isinstance(domain, IntRange)
+    if not isinstance(own, RationalRange | IntRange) or (isinstance(own, IntRange) and not integer):
+        raise InvalidArgument(
+            f"outputs={domain.describe()} does not fit the quality's output variable {items[0][0]}: {own.describe()}",
+            parameter="outputs",
+            value=outputs,
+        )
+    lo, hi = domain.bounds()
+    own_lo, own_hi = own.bounds()
+    outside = (own_lo is not None and (lo is None or lo < own_lo)) or (own_hi is not None and (hi is None or hi > own_hi))
+    if outside:
+        raise InvalidArgument(
+            f"outputs={domain.describe()} is not inside the quality's output domain {own.describe()}",
+            parameter="outputs",
+            value=outputs,
+        )
+    if integer:
+        measure = Counting() if base_measure is None else base_measure
+        if not isinstance(measure, PiecewiseGeometric):
+            raise InvalidType(
+                f"base_measure={describe(base_measure)} must be None (counting), Counting(), Geometric(ratio) or "
+                "PiecewiseGeometric(...) for an integer range",
+                parameter="base_measure",
+                value=base_measure,
+            )
+    else:
+        measure = Lebesgue() if base_measure is None else base_measure
+        if not isinstance(measure, PiecewiseDensity):
+            raise InvalidType(
+                f"base_measure={describe(base_measure)} must be None (Lebesgue), Lebesgue() or PiecewiseDensity(...) "
+                "for an interval of the reals",
+                parameter="base_measure",
+                value=base_measure,
+            )
+    return ResolvedRange(domain, lo, hi, integer, measure)
+
+
+class RangePrivacyLoss(ExactOrdering):
+    """The exact privacy loss ``sup_r |ln p1(r) − ln p2(r)|`` over a continuous or countable range.
+
+    Over the reals the supremum is essential (densities are defined up to null
+    sets) and taken over the support of μ.  It is attained on a piece where
+    ``q1 − q2`` is constant, or approached at a breakpoint, or at an infinite
+    end where it is unbounded.  ``output`` is where: a point of the range
+    (``None`` at ±∞), with ``piece`` the piece ``(lo, hi)`` it belongs to
+    (``None`` for an infinite end) and ``attained`` whether the value is taken
+    on that piece itself (False: a limit at ``output``).  ``larger_on_first``
+    says whether ``p1 >= p2`` there.  An unbounded loss is ``infinite``;
+    otherwise it equals ``ln(numerator / denominator)`` exactly and compares
+    exactly with rationals (``loss <= Fraction(1, 2)``).
+    """
+
+    __slots__ = ("numerator", "denominator", "output", "piece", "attained", "larger_on_first")
+
+    def __init__(
+        self,
+        numerator: LatticeSum | None,
+        denominator: LatticeSum | None,
+        *,
+        output: Any,
+        piece: tuple[Any, Any],
+        attained: bool,
+        larger_on_first: bool,
+    ) -> None:
+        self.numerator = numerator
+        self.denominator = denominator
+        self.output = output
+        self.piece = piece
+        self.attained = attained
+        self.larger_on_first = larger_on_first
+
+    @property
+    def infinite(self) -> bool:
+        """Whether the loss is unbounded (``q1 − q2`` grows without bound on the support)."""
+        return self.numerator is None
+
+    @property
+    def value(self) -> LogExpRatio:
+        """The loss as a :class:`LogExpRatio` (raises for an infinite loss)."""
+        if self.numerator is None or self.denominator is None:
+            raise InvalidArgument("the privacy loss is infinite; it has no finite value", parameter="value", value=None)
+        return LogExpRatio._trusted(self.numerator.to_expsum(), self.denominator.to_expsum())
+
+    def _cmp(self, other: object) -> int | None:
+        if isinstance(other, RangePrivacyLoss):
+            if self.infinite or other.infinite:
+                return (self.infinite > other.infinite) - (self.infinite < other.infinite)
+            assert self.numerator and self.denominator and other.numerator and other.denominator
+            return (self.numerator * other.denominator - other.numerator * self.denominator).sign()
+        if isinstance(other, bool) or not isinstance(other, int | Fraction):
+            return None
+        if self.numerator is None or self.denominator is None:
+            return 1
+        return (self.numerator - self.denominator.shift(Fraction(other))).sign()
+
+    def __eq__(self, other: object) -> bool:
+        result = self._cmp(other)
+        return NotImplemented if result is None else result == 0
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def enclose(self, bits: int = 53) -> tuple[Fraction, Fraction]:
+        """Rationals ``(lo, hi)`` around the (finite) loss, relative width ``<= 2**-bits`` (``(0, 0)`` if zero)."""
+        bits = _check_bits(bits)
+        if self.numerator is None or self.denominator is None:
+            raise InvalidArgument("the privacy loss is infinite; it has no enclosure", parameter="bits", value=bits)
+        if (self.numerator - self.denominator).is_zero():
+            return (Fraction(0), Fraction(0))
+        precision = 2 * bits + 64
+        while True:
+            num = self.numerator.ball(precision)
+            den = self.denominator.ball(precision)
+            with ctx.workprec(precision):
+                ball = (num / den).log()
+                if ball.is_finite() and ball.rad() * 2 ** (bits + 1) <= ball.abs_lower():
+                    return ball_endpoints(ball)
+            precision *= 2
+
+    def __float__(self) -> float:
+        """A float near the loss (``inf`` when unbounded), for display only."""
+        if self.infinite:
+            return float("inf")
+        lo, hi = self.enclose(53)
+        return float((lo + hi) / 2)
+
+    def __repr__(self) -> str:
+        shown = "∞" if self.infinite else f"{float(self):.6g}"
+        how = "attained on" if self.attained else "approached at"
+        return f"RangePrivacyLoss({shown}, {how} r={self.output} in piece {self.piece})"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A value of ``Δ = q1 − q2`` where the loss may peak: at ``output`` in ``piece`` (``attained`` or a limit)."""
+
+    delta: Fraction
+    output: Any
+    piece: tuple[Any, Any]
+    attained: bool
+
+
+def unbounded_loss(piece: tuple[Any, Any], *, growing: bool) -> RangePrivacyLoss:
+    """An infinite loss: ``q1 − q2`` is unbounded (above if ``growing``) at an infinite end of ``piece``."""
+    return RangePrivacyLoss(None, None, output=None, piece=piece, attained=False, larger_on_first=growing)
+
+
+def loss_from_candidates(
+    candidates: list[Candidate],
+    z1: tuple[LatticeSum, LatticeSum],
+    z2: tuple[LatticeSum, LatticeSum],
+    epsilon: Fraction,
+) -> RangePrivacyLoss:
+    """``max |ε Δ + ln(Z2 / Z1)|`` over the candidates, with ``Z = N / D`` (both positive), decided exactly.
+
+    The larger side is at the largest or the smallest Δ; which one is the
+    sign of ``Z2 e^{ε (Δmax + Δmin)/2} − Z1``.
+    """
+    high = max(candidates, key=lambda c: c.delta)
+    low = min(candidates, key=lambda c: c.delta)
+    (n1, d1), (n2, d2) = z1, z2
+    left, right = n2 * d1, n1 * d2  # Z2 / Z1 = left / right
+    if (left.shift(epsilon * (high.delta + low.delta) / 2) - right).sign() >= 0:
+        return RangePrivacyLoss(left.shift(epsilon * high.delta), right, output=high.output, piece=high.piece, attained=high.attained, larger_on_first=True)
+    return RangePrivacyLoss(right.shift(-epsilon * low.delta), left, output=low.output, piece=low.piece, attained=low.attained, larger_on_first=False)
