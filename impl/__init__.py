@@ -7,7 +7,7 @@ samplers; the exact laws of the other selection mechanisms in common use
 """
 
 from ._auction import DigitalGoodsAuction, Incentive, posted_price_utility
-from ._catalogue import CATALOGUE, POSTERIOR_CATALOGUE, WRONG_CATALOGUE, CatalogueEntry, catalogue_entry
+from ._catalogue import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE, CatalogueEntry, catalogue_entry
 from ._continuous import ContinuousDistribution, ContinuousMechanism
 from ._countable import CountableDistribution, CountableMechanism
 from ._exactreal import ExpRatio, LogExpRatio
@@ -32,6 +32,7 @@ __all__ = [
     "DEFAULT_GRID_BITS",
     "DEFAULT_MAX_PRECISION",
     "POSTERIOR_CATALOGUE",
+    "RANGE_CATALOGUE",
     "WRONG_CATALOGUE",
     "CatalogueEntry",
     "ContinuousDistribution",

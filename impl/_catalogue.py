@@ -21,6 +21,7 @@ from expmech.spec import (
     DATASET_SIZE,
     Booleans,
     Categories,
+    Geometric,
     Grid,
     IntRange,
     InvalidArgument,
@@ -39,7 +40,7 @@ from expmech.spec import (
 
 from ._auction import DigitalGoodsAuction
 
-__all__ = ["CATALOGUE", "POSTERIOR_CATALOGUE", "WRONG_CATALOGUE", "CatalogueEntry", "catalogue_entry"]
+__all__ = ["CATALOGUE", "POSTERIOR_CATALOGUE", "RANGE_CATALOGUE", "WRONG_CATALOGUE", "CatalogueEntry", "catalogue_entry"]
 
 n = DATASET_SIZE
 
@@ -50,7 +51,8 @@ class CatalogueEntry:
 
     ``epsilon`` is the mechanism's default ε₀ (weight ``e^{ε₀ q}``);
     ``wrong`` says why the claim is deliberately wrong (empty for a correct one).
-    ``base_measure`` maps outputs to μ (``None``: counting measure); for a
+    ``base_measure`` maps outputs to μ (``None``: counting measure; over a
+    range, a :class:`~expmech.spec.BaseMeasure`); for a
     :class:`~expmech.spec.LogLikelihood` quality it is the prior, and the
     claimed Δq is ``ln ρ``.  ``auction`` marks the quality as the revenue of
     this digital-goods auction, so its certificate also states the
@@ -64,7 +66,7 @@ class CatalogueEntry:
     claimed_sensitivity: sympy.Expr
     epsilon: Fraction = Fraction(1, 2)
     wrong: str = ""
-    base_measure: dict[Any, Fraction] | BetaPrior | None = None
+    base_measure: Any = None
     auction: DigitalGoodsAuction | None = None
 
 
@@ -280,6 +282,66 @@ POSTERIOR_CATALOGUE: tuple[CatalogueEntry, ...] = (
     ),
 )
 
+def _quantile_interval(p: Fraction, name: str) -> QualityFunction:
+    """Smith (2011), as diffprivlib's ``tools.quantile``: r in [0, 100], q = −|#{x <= r} − p·n|, Lebesgue μ."""
+    schema, outputs = RecordSchema(x=RationalRange(0, 100)), OutputSpace(r=RationalRange(0, 100))
+    rank = count(schema["x"] <= outputs["r"])
+    return QualityFunction(-sympy.Abs(rank - sympy.Rational(p.numerator, p.denominator) * size()), schema=schema, outputs=outputs, name=name)
+
+
+def _laplace_line() -> QualityFunction:
+    schema, outputs = RecordSchema(v=RationalRange(0, 1)), OutputSpace(r=RationalRange(None, None))
+    return QualityFunction(-sympy.Abs(outputs["r"] - total(schema["v"])), schema=schema, outputs=outputs, name="laplace-line")
+
+
+def _count_integers(name: str) -> QualityFunction:
+    schema, outputs = RecordSchema(b=Booleans()), OutputSpace(k=IntRange(None, None))
+    return QualityFunction(-sympy.Abs(outputs["k"] - count(schema["b"])), schema=schema, outputs=outputs, name=name)
+
+
+#: Mechanisms over an interval of the reals or an infinite set of integers (their ranges are their output
+#: spaces; ``base_measure`` is μ).  Draws over an interval are released on a grid (post-processing).
+RANGE_CATALOGUE: tuple[CatalogueEntry, ...] = (
+    CatalogueEntry(
+        "median-interval",
+        "DP median over [0, 100] (Smith 2011; diffprivlib's median at ε = 1): −|#{x <= r} − n/2|, Lebesgue μ",
+        _quantile_interval(Fraction(1, 2), "median-interval"),
+        Neighbours.REPLACE_ONE,
+        sympy.Integer(1),
+    ),
+    CatalogueEntry(
+        "quantile-interval",
+        "DP first quartile over [0, 100] (Smith 2011, as diffprivlib's quantile): −|#{x <= r} − n/4|, Lebesgue μ",
+        _quantile_interval(Fraction(1, 4), "quantile-interval"),
+        Neighbours.REPLACE_ONE,
+        sympy.Integer(1),
+    ),
+    CatalogueEntry(
+        "laplace-line",
+        "the Laplace mechanism on Σ v, v in [0, 1], as the EM over ℝ: −|r − Σ v|, Lebesgue μ; "
+        "the normaliser is 2/ε₀ for every dataset, so ε = ε₀·Δq (not 2ε₀·Δq)",
+        _laplace_line(),
+        Neighbours.REPLACE_ONE,
+        sympy.Integer(1),
+        epsilon=Fraction(1),
+    ),
+    CatalogueEntry(
+        "count-geometric-measure",
+        "a count released over ℤ with base measure μ(k) = 2^{−|k|}: −|k − #b|; μ is not translation invariant, so ε = 2ε₀·Δq",
+        _count_integers("count-geometric-measure"),
+        Neighbours.REPLACE_ONE,
+        sympy.Integer(1),
+        base_measure=Geometric(Fraction(1, 2)),
+    ),
+    CatalogueEntry(
+        "geometric-mechanism",
+        "the geometric mechanism on a count as the EM over ℤ with counting μ: −|k − #b|; ε = ε₀·Δq (invariant normaliser)",
+        _count_integers("geometric-mechanism"),
+        Neighbours.REPLACE_ONE,
+        sympy.Integer(1),
+    ),
+)
+
 WRONG_CATALOGUE: tuple[CatalogueEntry, ...] = (
     CatalogueEntry(
         "unclamped-sum",
@@ -319,8 +381,8 @@ WRONG_CATALOGUE: tuple[CatalogueEntry, ...] = (
 
 def catalogue_entry(name: str) -> CatalogueEntry:
     """The entry called ``name`` in any of the catalogues."""
-    for entry in CATALOGUE + WRONG_CATALOGUE + POSTERIOR_CATALOGUE:
+    for entry in CATALOGUE + POSTERIOR_CATALOGUE + RANGE_CATALOGUE + WRONG_CATALOGUE:
         if entry.name == name:
             return entry
-    known = ", ".join(e.name for e in CATALOGUE + WRONG_CATALOGUE + POSTERIOR_CATALOGUE)
+    known = ", ".join(e.name for e in CATALOGUE + POSTERIOR_CATALOGUE + RANGE_CATALOGUE + WRONG_CATALOGUE)
     raise InvalidArgument(f"name={name!r} is not in the catalogue; known: {known}", parameter="name", value=name)

@@ -7,12 +7,12 @@ from typing import Any
 import sympy
 
 from ._errors import InvalidArgument, describe
-from ._source import PRIVACY, Delta, eps
+from ._source import PRIVACY, Delta, Z_d, Z_d2, eps, q_d, q_d2
 
 __all__ = ["derive_epsilon"]
 
 
-def derive_epsilon(epsilon0: Any, sensitivity: Any, *, monotone: bool = False) -> sympy.Expr:
+def derive_epsilon(epsilon0: Any, sensitivity: Any, *, monotone: bool = False, normaliser_invariant: bool = False) -> sympy.Expr:
     """The ε of ``E_q^{ε₀}`` with sensitivity Δq, from the spec's privacy statement.
 
     The source's theorem (statement ``privacy``) bounds the density ratio by
@@ -22,6 +22,12 @@ def derive_epsilon(epsilon0: Any, sensitivity: Any, *, monotone: bool = False) -
     neighbours, which the caller must have *proved* — the normaliser's factor
     cancels against the numerator's and the bound is ``ε₀ Δq`` (McSherry and
     Talwar's refinement; the source does not state it).
+
+    With ``normaliser_invariant=True`` — the normaliser is the same number for
+    every dataset, which the caller must have *proved* (a translation-invariant
+    q over ℝ with Lebesgue μ: the Laplace mechanism) — the proof's first step,
+    ``p_d(r) / p_{d'}(r) = e^{ε (q_d − q_{d'})} · Z_{d'} / Z_d``, loses its
+    normaliser factor, and with ``q_d − q_{d'} <= Δq`` the bound is ``ε₀ Δq``.
     """
     e0 = sympy.sympify(epsilon0)
     delta = sympy.sympify(sensitivity)
@@ -32,6 +38,10 @@ def derive_epsilon(epsilon0: Any, sensitivity: Any, *, monotone: bool = False) -
     conclusion = PRIVACY.conclusion
     if not isinstance(conclusion, sympy.core.relational.Relational):  # pragma: no cover - fixed in the spec
         raise InvalidArgument("the privacy statement has no relational conclusion", parameter="statement", value=conclusion)
+    if normaliser_invariant:
+        ratio = PRIVACY.steps[0].claim.rhs.subs(Z_d2, Z_d)  # e^{ε (q_d − q_d')}: Z_d' = Z_d
+        exponent = sympy.expand_log(sympy.log(ratio), force=True).subs(q_d, q_d2 + Delta)
+        return sympy.simplify(exponent.subs({eps: e0, Delta: delta}))
     exponent = sympy.log(conclusion.rhs)  # the theorem's bound e^{2 ε Δq}
     exponent = sympy.expand_log(exponent, force=True)
     if monotone:

@@ -87,8 +87,17 @@ MECHANISM = Statement(
     ),
     conclusion=Eq(sympy.Symbol("P_r"), exp(eps * q_d) * mu_r / Z_d),
     conclusion_text="E_q^ε(d) returns r with probability proportional to e^{ε q(d,r)} μ(r)",
-    constrains=("expmech.impl._mechanism:Distribution.weight", "expmech.impl._inversion:InversionTable"),
-    note="Over a finite range the normaliser is a finite positive sum, so the hypothesis holds whenever μ is not zero.",
+    constrains=(
+        "expmech.impl._mechanism:Distribution.weight",
+        "expmech.impl._inversion:InversionTable",
+        "expmech.impl._continuous:ContinuousDistribution",
+        "expmech.impl._countable:CountableDistribution",
+    ),
+    note=(
+        "Over a finite range the normaliser is a finite positive sum, so the hypothesis holds whenever μ is not zero; "
+        "over an interval of the reals or an infinite set of integers it is decided exactly (a divergent normaliser "
+        "is an error naming this hypothesis), and dropping it admits instances where the mechanism is undefined."
+    ),
 )
 
 DENSITY = Statement(

@@ -26,9 +26,9 @@ def test_verify_builtin_catalogue_exits_0(capsys):
     """With no target the built-in catalogue is verified: every entry PROVED, exit 0."""
     code, out, _ = run(["verify"], capsys)
     assert code == 0
-    from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE
+    from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE
 
-    assert "PROVED   median  ε = 1" in out and f"{len(CATALOGUE) + len(POSTERIOR_CATALOGUE)} PROVED — exit code 0" in out
+    assert "PROVED   median  ε = 1" in out and f"{len(CATALOGUE) + len(POSTERIOR_CATALOGUE) + len(RANGE_CATALOGUE)} PROVED — exit code 0" in out
     assert "PROVED   posterior-bernoulli  ε = log(81)" in out
 
 

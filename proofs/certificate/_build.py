@@ -203,6 +203,9 @@ def _conformance(
             second = first + [extra]
         bound = sympy.Rational(epsilon.subs(DATASET_SIZE, len(first)))
         loss = mech.privacy_loss(first, second)
+        if getattr(loss, "infinite", False):  # over an infinite range the loss may be unbounded
+            violations.append({"dataset1": encode_value(first), "dataset2": encode_value(second), "epsilon_at_n": rational_text(bound)})
+            continue
         largest = max(largest, loss.enclose(30)[1])
         if not loss <= Fraction(int(bound.p), int(bound.q)):
             violations.append({"dataset1": encode_value(first), "dataset2": encode_value(second), "epsilon_at_n": rational_text(bound)})
@@ -275,7 +278,7 @@ def certify(
     auction: Any = None,
     **prover_options: Any,
 ) -> Certificate:
-    """Build a certificate for ``E_q^{ε₀}`` with ``quality`` over its own finite output space.
+    """Build a certificate for ``E_q^{ε₀}`` with ``quality`` over its own output space.
 
     ``epsilon`` is ε₀ (the weight is ``e^{ε₀ q}``); ``neighbours`` the relation;
     ``claimed`` an optional claimed Δq; ``base_measure`` a mapping over the
@@ -286,6 +289,12 @@ def certify(
     ``outputs`` restricts the mechanism's range to a list of outputs of the
     output space (the sensitivity proof covers the whole space).  Unless the
     sensitivity is PROVED, no ε is certified.
+
+    An infinite or continuous output space, or a range as ``outputs`` (a
+    RationalRange or IntRange), certifies the mechanism over that range with
+    ``base_measure`` a PiecewiseDensity / PiecewiseGeometric (Lebesgue or
+    counting when None); where the normaliser is proved the same for every
+    dataset, ε is ``ε₀ Δq`` (see ``expmech.proofs.certificate._ranges``).
 
     A :class:`~expmech.spec.LogLikelihood` (posterior sampling: ``base_measure``
     is the prior, ``epsilon`` the tempering factor) is certified by
@@ -308,41 +317,57 @@ def certify(
             parameter="quality",
             value=quality,
         )
-    if outputs is None and not quality.output_space.is_finite:
-        raise InvalidArgument("the output space must be finite (or outputs= given) to certify a mechanism", parameter="outputs", value=None)
+    from ._ranges import is_ranged
+
+    ranged = is_ranged(quality, outputs)
     epsilon0 = positive_rational(epsilon, name="epsilon")
     relation = Neighbours.parse(neighbours)
     if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 0:
         raise InvalidArgument(f"pairs={describe(pairs)} must be an int >= 0", parameter="pairs", value=pairs)
-    if outputs is None:
-        outputs = quality.outputs()
+    if ranged:  # an interval of the reals or an infinite set of integers (see ._ranges)
+        mech = ExponentialMechanism(quality, epsilon=epsilon0, outputs=quality.output_space if outputs is None else outputs, base_measure=base_measure)
+        searched = None
     else:
-        outputs = list(outputs)
-        for r in outputs:
-            quality.output_space.encode(r, name="outputs[…]")
-    mech = ExponentialMechanism(quality, epsilon=epsilon0, outputs=outputs, base_measure=base_measure)
-    sensitivity = prove_sensitivity(quality, neighbours=relation, claimed=claimed, outputs=outputs, **prover_options)
+        if outputs is None:
+            outputs = quality.outputs()
+        else:
+            outputs = list(outputs)
+            for r in outputs:
+                quality.output_space.encode(r, name="outputs[…]")
+        mech = ExponentialMechanism(quality, epsilon=epsilon0, outputs=outputs, base_measure=base_measure)
+        searched = outputs
+    sensitivity = prove_sensitivity(quality, neighbours=relation, claimed=claimed, outputs=searched, **prover_options)
     budget = {k: v for k, v in prover_options.items() if k in ('search_budget', 'rlimit', 'timeout_ms')}
-    monotone = prove_monotone(quality, neighbours=relation, outputs=outputs, **budget)
+    monotone = prove_monotone(quality, neighbours=relation, outputs=searched, **budget)
     claims = [_sensitivity_claim(sensitivity), _monotone_claim(monotone)]
+    invariant = False
+    if ranged:
+        from ._ranges import normaliser_claim
+
+        normaliser, invariant = normaliser_claim(quality, mech, epsilon0)
+        claims.append(normaliser)
     status = sensitivity.status
     epsilon_text = None
     if sensitivity.status is Status.PROVED and sensitivity.proved_bound is not None:
         delta = sensitivity.proved_bound
         is_monotone = monotone.status is Status.PROVED
-        derived = derive_epsilon(sympy.Rational(epsilon0.numerator, epsilon0.denominator), delta, monotone=is_monotone)
-        claims.append(
-            {
-                "id": "privacy",
-                "statement": "privacy",
-                "status": "PROVED",
-                "method": "sympy: the exponent of the spec's privacy bound" + (" halved for a proved monotone q" if is_monotone else ""),
-                "formula": "epsilon0*Delta_q" if is_monotone else "2*epsilon0*Delta_q",
-                "sensitivity": _expr_text(delta),
-                "monotone": is_monotone,
-                "epsilon": _expr_text(derived),
-            }
-        )
+        derived = derive_epsilon(sympy.Rational(epsilon0.numerator, epsilon0.denominator), delta, monotone=is_monotone, normaliser_invariant=invariant)
+        why = " halved for a proved monotone q" if is_monotone else ""
+        if invariant:
+            why = " without the normaliser's factor: the normaliser is proved the same for every dataset (claim normaliser)"
+        privacy = {
+            "id": "privacy",
+            "statement": "privacy",
+            "status": "PROVED",
+            "method": "sympy: the exponent of the spec's privacy bound" + why,
+            "formula": "epsilon0*Delta_q" if is_monotone or invariant else "2*epsilon0*Delta_q",
+            "sensitivity": _expr_text(delta),
+            "monotone": is_monotone,
+            "epsilon": _expr_text(derived),
+        }
+        if ranged:
+            privacy["normaliser_invariant"] = invariant
+        claims.append(privacy)
         if pairs:
             check = _conformance(quality, mech, derived, relation, pairs, seed)
             claims.append(check)
@@ -358,15 +383,15 @@ def certify(
             claims.append(truthful)
             if truthful["status"] == "REFUTED":
                 status, epsilon_text = Status.REFUTED, None
-    measure = [rational_text(m) for m in mech.base_measure]
     notes = [] if epsilon_text else ["no ε-DP claim: the sensitivity is " + str(sensitivity.status) + " — " + sensitivity.reason]
-    mechanism = {
-        "epsilon0": rational_text(epsilon0),
-        "neighbours": relation.value,
-        "outputs": encode_value(list(outputs)),
-        "base_measure": measure,
-        "weight": "mu(r) * exp(epsilon0 * q(d, r))",
-    }
+    mechanism: dict[str, Any] = {"epsilon0": rational_text(epsilon0), "neighbours": relation.value}
+    if ranged:
+        from ._ranges import range_fields
+
+        mechanism.update(range_fields(mech))
+    else:
+        mechanism.update({"outputs": encode_value(list(outputs)), "base_measure": [rational_text(m) for m in mech.base_measure]})
+    mechanism["weight"] = "mu(r) * exp(epsilon0 * q(d, r))"
     return assemble(quality, quality_to_json(quality), mechanism, claims, status, epsilon_text, notes)
 
 

@@ -193,7 +193,13 @@ def check_certificate(certificate: Any, *, solvers: tuple[str, ...] = ("z3", "cv
             record("witness attains the bound", Fraction(str(sympy.Rational(bound.subs(DATASET_SIZE, size)))) == difference, f"bound {bound} at n={size}")
         if kind == "counterexample" and claimed is not None:
             record("counterexample exceeds the claim", difference > Fraction(str(sympy.Rational(claimed.subs(DATASET_SIZE, size)))), f"claim {claimed} at n={size}")
-    outputs = [_output(r) for r in predicate["mechanism"]["outputs"]]
+    if "range" in predicate["mechanism"]:  # an interval or infinite range: re-derived in ._ranges
+        from ._ranges import check_range
+
+        check_range(predicate, quality, claims, record)
+        outputs = None
+    else:
+        outputs = [_output(r) for r in predicate["mechanism"]["outputs"]]
     _regenerate(quality, relation, sensitivity, record, notes, outputs)
     privacy = claims.get("privacy")
     epsilon = predicate["epsilon"]
@@ -208,7 +214,9 @@ def check_certificate(certificate: Any, *, solvers: tuple[str, ...] = ("z3", "cv
                 record("privacy claim is complete", False, "missing sensitivity or ε")
                 return _report(checks, predicate["status"], epsilon, notes)
             e0 = rational_from_text(predicate["mechanism"]["epsilon0"], name="epsilon0")
-            derived = derive_epsilon(sympy.Rational(e0.numerator, e0.denominator), delta, monotone=privacy["monotone"])
+            derived = derive_epsilon(
+                sympy.Rational(e0.numerator, e0.denominator), delta, monotone=privacy["monotone"], normaliser_invariant=privacy.get("normaliser_invariant", False)
+            )
             record("ε re-derived from the spec", sympy.simplify(derived - _expr(epsilon)) == 0, f"derived {derived}, recorded {epsilon}")
             usable = _expr(sensitivity.get("claimed") or sensitivity.get("bound"))
             record("ε uses the proved Δq", usable is not None and sympy.simplify(usable - delta) == 0, f"Δq {delta}")
@@ -251,7 +259,7 @@ def _implementation_note(predicate: dict[str, Any], notes: list[str]) -> None:
         notes.append("the installed expmech.impl differs from the one certified (implementation_sha256 changed)")
 
 
-def _regenerate(quality: Any, relation: Neighbours, sensitivity: dict[str, Any], record: Any, notes: list[str], outputs: list[Any]) -> None:
+def _regenerate(quality: Any, relation: Neighbours, sensitivity: dict[str, Any], record: Any, notes: list[str], outputs: list[Any] | None) -> None:
     """Re-run the prover on the rebuilt quality: the verdict, the bound and the queries must be the recorded ones.
 
     Re-running the recorded queries alone would accept a query swapped for a

@@ -32,6 +32,10 @@ def _series(certificate: Certificate) -> dict[str, Any] | None:
     pair = claim and (claim.get("witness") or claim.get("counterexample"))
     if not pair:
         return None
+    if "range" in predicate["mechanism"]:
+        from ._ranges import range_series
+
+        return range_series(predicate, _decode(pair["dataset1"]), _decode(pair["dataset2"]))
     quality = quality_from_json(predicate["quality"])
     outputs = quality.outputs()
     measure = dict(zip(outputs, (rational_from_text(m) for m in predicate["mechanism"]["base_measure"])))

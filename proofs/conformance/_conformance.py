@@ -20,8 +20,8 @@ from typing import Any
 
 from expmech.spec import InvalidArgument, Statement, StepStatus, check_steps, statement
 
-from ._families import FAMILIES as _SOURCE_FAMILIES
 from ._identity_families import IDENTITY_FAMILIES
+from ._range_families import FAMILIES_WITH_RANGES as _SOURCE_FAMILIES
 
 FAMILIES = {**_SOURCE_FAMILIES, **IDENTITY_FAMILIES}
 

@@ -109,8 +109,10 @@ class _Directions:
         quality = self.prover.quality
         if factor.is_Rational:
             return factor, factor
-        if not quality.output_space.is_finite:
-            raise _NoRule(f"the factor {factor} ranges over an infinite output space")
+        if not quality.output_space.is_finite:  # an interval or infinite range: certified z3 bounds
+            from ._continuous import range_factor_bounds
+
+            return range_factor_bounds(self.prover, factor)
         evaluate = _compile(factor)
         values = []
         for r in quality.outputs():
@@ -206,6 +208,10 @@ def prove_monotone(
         reason = f"solver inconclusive: {error}"
     except InvalidArgument as error:
         reason = f"not translatable: {error}"
+    if outputs is None and not quality.output_space.is_finite:  # an interval or infinite range: search its breakpoints
+        from ._continuous import range_search_outputs
+
+        outputs = range_search_outputs(quality, prover)
     found = _search(quality, relation, search_size, outputs, search_budget, start=0 if relation is Neighbours.ADD_REMOVE and defined.empty else 1)
     if found is not None:
         d1, d2, up, down = found

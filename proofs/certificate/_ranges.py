@@ -1,0 +1,159 @@
+"""Certificates for mechanisms over a range: an interval of the reals or an infinite set of integers.
+
+The mechanism block of such a certificate names the range instead of listing
+outputs — ``"range": {"kind": "RationalRange" | "IntRange", "lo", "hi"}``
+(``null`` for an infinite end) — and writes μ as a measure object
+(``PiecewiseDensity`` / ``PiecewiseGeometric``).  The sensitivity and
+monotonicity claims are the usual ones (their z3 queries quantify over every
+output of the range).  One claim is added, ``normaliser``: whether the
+normaliser is provably the same for every dataset
+(:func:`~expmech.proofs.prover._continuous.prove_normaliser_invariance`),
+and if so the privacy claim uses ``ε₀·Δq`` (``normaliser_invariant``), with
+the reason.  :func:`check_range` re-derives all of it from the certificate's
+inputs.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+from expmech.impl import ExponentialMechanism
+from expmech.impl._ranges import is_range, resolve_range
+from expmech.spec import (
+    DATASET_SIZE,
+    ExpMechError,
+    IntRange,
+    InvalidArgument,
+    QualityFunction,
+    RationalRange,
+    measure_from_json,
+    measure_to_json,
+    quality_from_json,
+    rational_text,
+)
+from expmech.spec._serial import _expr_to_tree, rational_from_text
+
+from .._outcome import Status
+from ..prover._continuous import InvarianceResult, prove_normaliser_invariance
+
+__all__ = ["check_range", "is_ranged", "normaliser_claim", "range_fields", "range_from_json", "range_series"]
+
+
+def is_ranged(quality: QualityFunction, outputs: Any) -> bool:
+    """Whether a certificate for ``quality`` over ``outputs`` is for a range rather than a list of outputs."""
+    return is_range(outputs) or (outputs is None and not quality.output_space.is_finite)
+
+
+def range_fields(mech: Any) -> dict[str, Any]:
+    """The ``range`` and ``base_measure`` entries of a range mechanism's certificate block."""
+    domain = mech.outputs
+    side = lambda v: None if v is None else rational_text(v)  # noqa: E731
+    lo, hi = domain.bounds()
+    return {"range": {"kind": type(domain).__name__, "lo": side(lo), "hi": side(hi)}, "base_measure": measure_to_json(mech.base_measure)}
+
+
+def range_from_json(data: Any) -> RationalRange | IntRange:
+    """The range written by :func:`range_fields`; anything else is refused by name."""
+    if not isinstance(data, dict) or data.get("kind") not in ("RationalRange", "IntRange"):
+        raise InvalidArgument(f"range {data!r} must be a RationalRange or IntRange object", parameter="range", value=data)
+    side = lambda v: None if v is None else rational_from_text(v, name="bound")  # noqa: E731
+    lo, hi = side(data.get("lo")), side(data.get("hi"))
+    if data["kind"] == "IntRange":
+        for value in (lo, hi):
+            if value is not None and value.denominator != 1:
+                raise InvalidArgument(f"IntRange bound {value} is not an integer", parameter="range", value=data)
+        return IntRange(None if lo is None else int(lo), None if hi is None else int(hi))
+    return RationalRange(lo, hi)
+
+
+def _invariance_json(result: InvarianceResult) -> dict[str, Any]:
+    normaliser = None
+    if result.normaliser is not None:
+        normaliser = {
+            "numerator": [[rational_text(c), rational_text(b)] for c, b in result.normaliser.numerator.terms],
+            "denominator": [[rational_text(c), rational_text(b)] for c, b in result.normaliser.denominator.terms],
+        }
+    return {
+        "id": "normaliser",
+        "statement": "privacy",
+        "status": str(result.status),
+        "method": "symbolic: q(D, r) = h(r − f(D)) with h free of the data, μ translation invariant on the whole line; Z exact",
+        "shift": None if result.shift is None else _expr_to_tree(result.shift),
+        "profile": None if result.profile is None else str(result.profile),
+        "normaliser": normaliser,
+        "reason": result.reason,
+    }
+
+
+def normaliser_claim(quality: QualityFunction, mech: Any, epsilon0: Fraction) -> tuple[dict[str, Any], bool]:
+    """The ``normaliser`` claim and whether it is PROVED (so the privacy claim may use ε₀·Δq)."""
+    result = prove_normaliser_invariance(quality, epsilon=epsilon0, outputs=mech.outputs, base_measure=mech.base_measure)
+    return _invariance_json(result), result.status is Status.PROVED
+
+
+def check_range(predicate: dict[str, Any], quality: QualityFunction, claims: dict[str, Any], record: Any) -> None:
+    """Re-derive a range certificate's range, μ and normaliser claim; check the privacy claim uses them as proved."""
+    mechanism = predicate["mechanism"]
+    try:
+        domain = range_from_json(mechanism["range"])
+        measure = measure_from_json(mechanism["base_measure"])
+        resolve_range(quality, domain, measure)
+        epsilon0 = rational_from_text(mechanism["epsilon0"], name="epsilon0")
+        record("range", True, f"{domain.describe()} with μ = {measure!r}")
+    except (ExpMechError, KeyError) as error:
+        record("range", False, str(error))
+        return
+    recorded = claims.get("normaliser")
+    fresh = prove_normaliser_invariance(quality, epsilon=epsilon0, outputs=domain, base_measure=measure)
+    if recorded is None:
+        record("normaliser claim", False, "missing")
+        return
+    again = _invariance_json(fresh)
+    same = all(again[key] == recorded.get(key) for key in ("status", "shift", "profile", "normaliser"))
+    record("normaliser claim re-derived", same, f"re-proved {again['status']}, recorded {recorded.get('status')}")
+    privacy = claims.get("privacy")
+    if privacy is not None:
+        used = bool(privacy.get("normaliser_invariant", False))
+        record("normaliser invariance as used", not used or fresh.status is Status.PROVED, "ε₀·Δq only with a proved invariant normaliser")
+
+
+def range_series(predicate: dict[str, Any], d1: Any, d2: Any) -> dict[str, Any]:
+    """Plot data for a range certificate: masses of about 40 cells of a window of the range, and the loss there."""
+    quality = quality_from_json(predicate["quality"])
+    mechanism = predicate["mechanism"]
+    domain = range_from_json(mechanism["range"])
+    measure = measure_from_json(mechanism["base_measure"])
+    mech = ExponentialMechanism(quality, epsilon=rational_from_text(mechanism["epsilon0"]), outputs=domain, base_measure=measure)
+    p1, p2 = mech.distribution(d1), mech.distribution(d2)
+    lo, hi = domain.bounds()
+    cuts = p1.quality_pieces.cuts.fractions() + p2.quality_pieces.cuts.fractions()
+    left = lo if lo is not None else (min(cuts) - 4 if cuts else Fraction(-10))
+    right = hi if hi is not None else (max(cuts) + 4 if cuts else Fraction(10))
+    integer = isinstance(domain, IntRange)
+    count = 40 if not integer else min(40, int(right - left) + 1)
+    step = (right - left) / count
+    if integer:
+        step = Fraction(max(1, math.ceil(step)))
+    labels, first, second, loss = [], [], [], []
+    for i in range(count):
+        a = left + i * step
+        b = min(a + step, right) if not integer else a + step - 1
+        if a > right:
+            break
+        interval = (a, b) if not integer else (int(a), int(min(b, right)))
+        m1, m2 = p1.mass(interval), p2.mass(interval)
+        labels.append(f"{float(a):.3g}")
+        first.append(float(m1))
+        second.append(float(m2))
+        point = a if integer else (a + b) / 2
+        point = int(point) if integer else point
+        density1 = p1.probability(point) if integer else p1.density(point)
+        density2 = p2.probability(point) if integer else p2.density(point)
+        loss.append(abs(float(density1.log()) - float(density2.log())) if density1.sign() > 0 and density2.sign() > 0 else 0.0)
+    epsilon = predicate["epsilon"]
+    bound = float(sympy.sympify(epsilon, locals={"n": DATASET_SIZE}).subs(DATASET_SIZE, len(d1))) if epsilon is not None else None
+    return {"labels": labels, "p1": first, "p2": second, "loss": loss, "bound": bound, "d1": d1, "d2": d2}
