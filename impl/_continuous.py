@@ -36,14 +36,12 @@ from expmech.spec._validate import as_rational
 
 from ._exactreal import ExpRatio
 from ._expsum import DEFAULT_MAX_PRECISION, ExpSum, arb_from_fraction
-from ._inputs import check_epsilon
 from ._lattice import LatticeSum
 from ._lazy import cell_of, draw_lazily, grid_step, released_value
-from ._mechanism import ExponentialMechanism
-from ._piecewise import PiecewiseLinear, analyse, refine
+from ._piecewise import PiecewiseLinear, interior_point, refine
 from ._qarray import QArray, concatenate, where
 from ._random import resolve_rng
-from ._ranges import Candidate, RangePrivacyLoss, ResolvedRange, loss_from_candidates, resolve_range, unbounded_loss
+from ._ranges import Candidate, RangeMechanism, RangePrivacyLoss, loss_from_candidates, unbounded_loss
 
 __all__ = ["ContinuousDistribution", "ContinuousMechanism"]
 
@@ -559,7 +557,7 @@ def _loss(pieces: _Pieces, z1: LatticeSum, z2: LatticeSum, epsilon: Fraction) ->
     candidates: list[Candidate] = []
     for j in np.flatnonzero(a.num == 0).tolist():
         lo, hi = pieces.bounds(j)
-        candidates.append(Candidate(b.item(j), _inside(lo, hi), (lo, hi), True))
+        candidates.append(Candidate(b.item(j), interior_point(lo, hi), (lo, hi), True))
     for j in np.flatnonzero(a.num != 0).tolist():
         lo, hi = pieces.bounds(j)
         slope = a.item(j)
@@ -571,21 +569,10 @@ def _loss(pieces: _Pieces, z1: LatticeSum, z2: LatticeSum, epsilon: Fraction) ->
     return loss_from_candidates(candidates, (z1, one), (z2, one), epsilon)
 
 
-def _inside(lo: Fraction | None, hi: Fraction | None) -> Fraction:
-    if lo is None and hi is None:
-        return Fraction(0)
-    if lo is None:
-        assert hi is not None
-        return Fraction(hi - 1)
-    if hi is None:
-        return lo + 1
-    return (lo + hi) / 2
-
-
 # -- the mechanism ---------------------------------------------------------------------------------
 
 
-class ContinuousMechanism(ExponentialMechanism):
+class ContinuousMechanism(RangeMechanism):
     """The exponential mechanism over an interval of the reals with a piecewise-constant density μ.
 
     Built by ``ExponentialMechanism(quality, epsilon=…, outputs=RationalRange(lo, hi))``
@@ -604,46 +591,14 @@ class ContinuousMechanism(ExponentialMechanism):
     True
     """
 
-    __slots__ = ("_range",)
+    __slots__ = ()
 
-    _range: ResolvedRange
-
-    def __init__(self, quality: Any, *, epsilon: Any, outputs: Any, base_measure: Any = None) -> None:
-        resolved = resolve_range(quality, outputs, base_measure)
-        if resolved.integer:
-            raise InvalidArgument(f"outputs={outputs!r} is a set of integers; use CountableMechanism", parameter="outputs", value=outputs)
-        self._quality = quality
-        self._epsilon = check_epsilon(epsilon)
-        self._outputs = resolved.domain  # type: ignore[assignment]
-        self._base_measure = resolved.measure  # type: ignore[assignment]
-        self._index = {}
-        self._range = resolved
-
-    @property
-    def outputs(self) -> Any:
-        """The range, a :class:`~expmech.spec.RationalRange`."""
-        return self._range.domain
-
-    @property
-    def base_measure(self) -> Any:
-        """μ, a :class:`~expmech.spec.PiecewiseDensity`."""
-        return self._range.measure
-
-    def scores(self, dataset: Any) -> Any:
-        """``q(dataset, ·)`` on the range as exact pieces (a :class:`PiecewiseLinear`)."""
-        return analyse(self._quality, dataset, lo=self._range.lo, hi=self._range.hi, integer=False)
+    _integer = False
 
     def distribution(self, dataset: Any) -> ContinuousDistribution:  # type: ignore[override]
         """The exact output law on ``dataset``; raises DivergentNormaliser if it does not exist."""
         return ContinuousDistribution(self, self.scores(dataset))
 
-    def privacy_loss(self, dataset1: Any, dataset2: Any) -> RangePrivacyLoss:  # type: ignore[override]
-        """The exact ``ess sup_r |ln p1(r) − ln p2(r)|`` between the laws on two datasets, and where."""
-        return self.distribution(dataset1).privacy_loss(self.distribution(dataset2))
-
     def sample(self, dataset: Any, *, rng: random.Random | None = None, grid_bits: Any = None, grid: Any = None) -> Fraction:  # type: ignore[override]
         """One exact draw rounded down to the grid (``2^{−grid_bits}``, default 2^-20, or ``grid``)."""
         return self.distribution(dataset).sample(rng=rng, grid_bits=grid_bits, grid=grid)
-
-    def __repr__(self) -> str:
-        return f"ContinuousMechanism(quality={self._quality!r}, epsilon={self._epsilon}, outputs={self._range.domain.describe()}, base_measure={self._range.measure!r})"

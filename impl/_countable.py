@@ -32,13 +32,11 @@ from expmech.spec._validate import as_rational
 
 from ._exactreal import ExpRatio
 from ._expsum import DEFAULT_MAX_PRECISION, ExpSum, arb_from_fraction
-from ._inputs import check_epsilon
 from ._lattice import LatticeSum
 from ._lazy import draw_lazily
-from ._mechanism import ExponentialMechanism
-from ._piecewise import PiecewiseLinear, analyse, refine
+from ._piecewise import PiecewiseLinear, refine
 from ._random import resolve_rng
-from ._ranges import Candidate, RangePrivacyLoss, ResolvedRange, loss_from_candidates, resolve_range, unbounded_loss
+from ._ranges import Candidate, RangeMechanism, RangePrivacyLoss, loss_from_candidates, unbounded_loss
 
 __all__ = ["CountableDistribution", "CountableMechanism"]
 
@@ -115,20 +113,33 @@ class _Sum:
 
     def ratio(self) -> tuple[LatticeSum, LatticeSum]:
         """``(N, D)`` with the sum equal to ``N / D`` and ``D > 0``."""
-        keys = sorted(self.series)
-        denominators = {key: LatticeSum.from_expsum(ExpSum.weighted_exps([(Fraction(1), Fraction(0)), (-key[0], key[1])])) for key in keys}
-        one = LatticeSum.from_expsum(ExpSum.rational(1))
-        total_den = one
-        for key in keys:
-            total_den = total_den * denominators[key]
-        numerator = LatticeSum.from_expsum(ExpSum.weighted_exps(self.plain)) * total_den if self.plain else LatticeSum.zero()
-        for key in keys:
-            others = one
-            for other in keys:
-                if other != key:
-                    others = others * denominators[other]
-            numerator = numerator + LatticeSum.from_expsum(ExpSum.weighted_exps(self.series[key])) * others
-        return numerator, total_den
+        return _over_common_denominator(self.plain, self.series, power=1)
+
+
+def _over_common_denominator(
+    plain: list[tuple[Fraction, Fraction]], series: dict[Key, list[tuple[Fraction, Fraction]]], *, power: int
+) -> tuple[LatticeSum, LatticeSum]:
+    """``(N, D)`` for ``Σ plain + Σ_key series[key] / (1 − ρ' e^{λ'})^power``, ``D`` the product of the denominators."""
+    one = LatticeSum.from_expsum(ExpSum.rational(1))
+    keys = sorted(series)
+    factors = {}
+    for key in keys:
+        base = LatticeSum.from_expsum(ExpSum.weighted_exps([(Fraction(1), Fraction(0)), (-key[0], key[1])]))
+        factor = one
+        for _ in range(power):
+            factor = factor * base
+        factors[key] = factor
+    denominator = one
+    for key in keys:
+        denominator = denominator * factors[key]
+    numerator = LatticeSum.from_expsum(ExpSum.weighted_exps(plain)) * denominator if plain else LatticeSum.zero()
+    for key in keys:
+        others = one
+        for other in keys:
+            if other != key:
+                others = others * factors[other]
+        numerator = numerator + LatticeSum.from_expsum(ExpSum.weighted_exps(series[key])) * others
+    return numerator, denominator
 
 
 def _divergent(piece: _Piece, epsilon: Fraction) -> DivergentNormaliser:
@@ -353,7 +364,7 @@ class CountableDistribution:
             # Σ (a k + b) t_k = b' Σ t_k + a Σ (k − k0) t_k with k0 the start: split into two geometric sums
             _expectation_piece(piece, epsilon, first, second)
         n1, d1 = first.ratio()
-        n2, d2 = _squared(second)
+        n2, d2 = _over_common_denominator([], second.series, power=2)
         numerator, denominator = n1 * d2 + n2 * d1, d1 * d2
         return self._ratio((numerator, denominator))
 
@@ -528,27 +539,6 @@ def _expectation_piece(piece: _Piece, epsilon: Fraction, first: _Sum, second: _S
     second.series.setdefault(key, []).extend(squares)
 
 
-def _squared(total: _Sum) -> tuple[LatticeSum, LatticeSum]:
-    """``(N, D)`` for a sum of closed forms over ``(1 − x)^2``."""
-    keys = sorted(total.series)
-    one = LatticeSum.from_expsum(ExpSum.rational(1))
-    squares = {}
-    for key in keys:
-        d = LatticeSum.from_expsum(ExpSum.weighted_exps([(Fraction(1), Fraction(0)), (-key[0], key[1])]))
-        squares[key] = d * d
-    denominator = one
-    for key in keys:
-        denominator = denominator * squares[key]
-    numerator = LatticeSum.zero()
-    for key in keys:
-        others = one
-        for other in keys:
-            if other != key:
-                others = others * squares[other]
-        numerator = numerator + LatticeSum.from_expsum(ExpSum.weighted_exps(total.series[key])) * others
-    return numerator, denominator
-
-
 def _locate_within(piece: _Piece, epsilon: Fraction, u: int, k: int) -> int | None:
     """The integer of ``piece`` that ``U ∈ [u/2^k, (u+1)/2^k)`` inverts to, or None if not yet decided."""
     lam = epsilon * piece.slope
@@ -624,7 +614,7 @@ def _locate_ball(rho: Fraction, rate: Fraction, count: int | None, u: int, k: in
     return None
 
 
-class CountableMechanism(ExponentialMechanism):
+class CountableMechanism(RangeMechanism):
     """The exponential mechanism over an interval of the integers (possibly infinite) with a geometric μ.
 
     Built by ``ExponentialMechanism(quality, epsilon=…, outputs=IntRange(lo, hi))``
@@ -635,46 +625,14 @@ class CountableMechanism(ExponentialMechanism):
     :class:`~expmech.spec.Geometric` or :class:`~expmech.spec.PiecewiseGeometric`.
     """
 
-    __slots__ = ("_range",)
+    __slots__ = ()
 
-    _range: ResolvedRange
-
-    def __init__(self, quality: Any, *, epsilon: Any, outputs: Any, base_measure: Any = None) -> None:
-        resolved = resolve_range(quality, outputs, base_measure)
-        if not resolved.integer:
-            raise InvalidArgument(f"outputs={outputs!r} is an interval of the reals; use ContinuousMechanism", parameter="outputs", value=outputs)
-        self._quality = quality
-        self._epsilon = check_epsilon(epsilon)
-        self._outputs = resolved.domain  # type: ignore[assignment]
-        self._base_measure = resolved.measure  # type: ignore[assignment]
-        self._index = {}
-        self._range = resolved
-
-    @property
-    def outputs(self) -> Any:
-        """The range, an :class:`~expmech.spec.IntRange`."""
-        return self._range.domain
-
-    @property
-    def base_measure(self) -> Any:
-        """μ, a :class:`~expmech.spec.PiecewiseGeometric`."""
-        return self._range.measure
-
-    def scores(self, dataset: Any) -> Any:
-        """``q(dataset, ·)`` on the range as exact pieces (a :class:`PiecewiseLinear`)."""
-        return analyse(self._quality, dataset, lo=self._range.lo, hi=self._range.hi, integer=True)
+    _integer = True
 
     def distribution(self, dataset: Any) -> CountableDistribution:  # type: ignore[override]
         """The exact output law on ``dataset``; raises DivergentNormaliser if it does not exist."""
         return CountableDistribution(self, self.scores(dataset))
 
-    def privacy_loss(self, dataset1: Any, dataset2: Any) -> RangePrivacyLoss:  # type: ignore[override]
-        """The exact ``max_k |ln p1(k) − ln p2(k)|`` between the laws on two datasets, and where."""
-        return self.distribution(dataset1).privacy_loss(self.distribution(dataset2))
-
     def sample(self, dataset: Any, *, rng: random.Random | None = None) -> int:  # type: ignore[override]
         """One exact draw (an integer)."""
         return self.distribution(dataset).sample(rng=rng)
-
-    def __repr__(self) -> str:
-        return f"CountableMechanism(quality={self._quality!r}, epsilon={self._epsilon}, outputs={self._range.domain.describe()}, base_measure={self._range.measure!r})"

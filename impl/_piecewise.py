@@ -40,7 +40,7 @@ from expmech.spec._errors import describe
 
 from ._qarray import QArray, concatenate, from_floats, take_along, where
 
-__all__ = ["PiecewiseLinear", "analyse", "dataset_columns", "refine"]
+__all__ = ["PiecewiseLinear", "analyse", "dataset_columns", "interior_point", "refine"]
 
 
 # -- batches of piecewise-linear functions ------------------------------------------------
@@ -517,14 +517,23 @@ def _problem_point(pl: _PL, lo: Fraction | None, hi: Fraction | None, integer: b
     i, j = (int(v) for v in hits[0])
     s = None if start_inf[i, j] else start.item(i, j)
     e = None if end_inf[i, j] else end.item(i, j)
-    if s is None and e is None:
+    return interior_point(s, e, integer)
+
+
+def interior_point(lo: Fraction | None, hi: Fraction | None, integer: bool = False) -> Fraction:
+    """A point inside the (non-empty) piece from ``lo`` to ``hi`` (None: infinite).
+
+    Over the reals a point off both ends (the midpoint, or one unit inside an
+    infinite piece); over the integers the piece's first integer.
+    """
+    if lo is None and hi is None:
         return Fraction(0)
-    if s is None:
-        assert e is not None
-        return Fraction(e - 1)
-    if e is None:
-        return s
-    return s if integer else (s + e) / 2
+    if lo is None:
+        assert hi is not None
+        return Fraction(hi - 1)
+    if integer:
+        return lo
+    return lo + 1 if hi is None else (lo + hi) / 2
 
 
 def dataset_columns(quality: QualityFunction, dataset: Any) -> tuple[dict[sympy.Symbol, QArray], int]:

@@ -36,9 +36,12 @@ from expmech.spec._errors import describe
 
 from ._exactreal import LogExpRatio
 from ._expsum import ExactOrdering, _check_bits, ball_endpoints
+from ._inputs import check_epsilon
 from ._lattice import LatticeSum
+from ._mechanism import ExponentialMechanism
+from ._piecewise import PiecewiseLinear, analyse
 
-__all__ = ["Candidate", "RangePrivacyLoss", "is_range", "loss_from_candidates", "range_class", "range_kind", "resolve_range", "unbounded_loss"]
+__all__ = ["Candidate", "RangeMechanism", "RangePrivacyLoss", "is_range", "loss_from_candidates", "range_class", "range_kind", "resolve_range", "unbounded_loss"]
 
 
 def is_range(outputs: Any) -> bool:
@@ -281,3 +284,53 @@ def loss_from_candidates(
     if (left.shift(epsilon * (high.delta + low.delta) / 2) - right).sign() >= 0:
         return RangePrivacyLoss(left.shift(epsilon * high.delta), right, output=high.output, piece=high.piece, attained=high.attained, larger_on_first=True)
     return RangePrivacyLoss(right.shift(-epsilon * low.delta), left, output=low.output, piece=low.piece, attained=low.attained, larger_on_first=False)
+
+
+class RangeMechanism(ExponentialMechanism):
+    """What the mechanisms over an interval and over the integers share (see their classes).
+
+    ``quality`` must be a :class:`~expmech.spec.QualityFunction` with one
+    output variable; ``outputs`` the range; ``base_measure`` μ on it.
+    """
+
+    __slots__ = ("_range",)
+
+    _range: ResolvedRange
+    _integer: bool = False
+
+    def __init__(self, quality: Any, *, epsilon: Any, outputs: Any, base_measure: Any = None) -> None:
+        resolved = resolve_range(quality, outputs, base_measure)
+        if resolved.integer != self._integer:
+            other = "an interval of the reals" if resolved.integer is False else "a set of integers"
+            raise InvalidArgument(f"outputs={outputs!r} is {other}; use ExponentialMechanism(...) to pick the mechanism", parameter="outputs", value=outputs)
+        self._quality = quality
+        self._epsilon = check_epsilon(epsilon)
+        self._outputs = resolved.domain  # type: ignore[assignment]
+        self._base_measure = resolved.measure  # type: ignore[assignment]
+        self._index = {}
+        self._range = resolved
+
+    @property
+    def outputs(self) -> Any:
+        """The range: a :class:`~expmech.spec.RationalRange` or an :class:`~expmech.spec.IntRange`."""
+        return self._range.domain
+
+    @property
+    def base_measure(self) -> Any:
+        """μ: a :class:`~expmech.spec.PiecewiseDensity` or a :class:`~expmech.spec.PiecewiseGeometric`."""
+        return self._range.measure
+
+    def scores(self, dataset: Any) -> PiecewiseLinear:  # type: ignore[override]
+        """``q(dataset, ·)`` on the range as exact pieces (a :class:`PiecewiseLinear`)."""
+        return analyse(self._quality, dataset, lo=self._range.lo, hi=self._range.hi, integer=self._integer)
+
+    def privacy_loss(self, dataset1: Any, dataset2: Any) -> RangePrivacyLoss:  # type: ignore[override]
+        """The exact ``sup_r |ln p1(r) − ln p2(r)|`` between the laws on two datasets, and where."""
+        first: Any = self.distribution(dataset1)
+        return first.privacy_loss(self.distribution(dataset2))  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(quality={self._quality!r}, epsilon={self._epsilon}, "
+            f"outputs={self._range.domain.describe()}, base_measure={self._range.measure!r})"
+        )
