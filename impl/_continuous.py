@@ -37,7 +37,7 @@ from expmech.spec._validate import as_rational
 from ._exactreal import ExpRatio
 from ._expsum import DEFAULT_MAX_PRECISION, ExpSum, arb_from_fraction
 from ._lattice import LatticeSum
-from ._lazy import cell_of, draw_lazily, grid_step, released_value
+from ._lazy import cell_of, draw_lazily, grid_step, locate_exactly, locate_in_table, released_value
 from ._piecewise import PiecewiseLinear, interior_point, refine
 from ._qarray import QArray, concatenate, where
 from ._random import resolve_rng
@@ -449,46 +449,21 @@ class ContinuousDistribution:
 
     def _locate_piece(self, u: int, k: int) -> int | None:
         prefix, _, precision = self._sampling_table()
-        last = len(prefix) - 1
         if k <= 64:
-            with ctx.workprec(precision):
-                total = prefix[-1]
-                low = total * u / arb(2**k)
-                high = total * (u + 1) / arb(2**k)
-                target = low.mid()
-                left, right = 0, last
-                while left < right:
-                    middle = (left + right) // 2
-                    if prefix[middle].mid() <= target:
-                        left = middle + 1
-                    else:
-                        right = middle
-                candidate = left
-                ok = (candidate == 0 or prefix[candidate - 1] <= low) and (candidate == last or prefix[candidate] >= high)
-            return candidate if ok else None
+            return locate_in_table(prefix, precision, u, k)
         return self._locate_piece_exact(u, k)
 
     def _locate_piece_exact(self, u: int, k: int) -> int | None:
         coefficients, exponents, owners = _terms(self._pieces, self._mechanism.epsilon)
         total = self._normaliser
-        last = len(self._pieces) - 1
 
-        def side(j: int, numerator: int) -> int:
-            """sign(numerator / 2^k − F_j) with F_j the exact mass of pieces 0..j."""
+        def side(j: int, extra: int) -> int:
+            """sign((u + extra) / 2^k − F_j) with F_j the exact mass of pieces 0..j."""
             mask = owners <= j
             prefix = LatticeSum.from_arrays(coefficients[mask], exponents[mask])
-            return (total.scale(Fraction(numerator)) - prefix.scale(Fraction(1 << k))).sign()
+            return (total.scale(Fraction(u + extra)) - prefix.scale(Fraction(1 << k))).sign()
 
-        low, high = 0, last
-        while low < high:
-            middle = (low + high) // 2
-            if side(middle, u) >= 0:
-                low = middle + 1
-            else:
-                high = middle
-        if low == last or side(low, u + 1) <= 0:
-            return low
-        return None
+        return locate_exactly(len(self._pieces) - 1, side)
 
     def _locate_cell(self, j: int, step: Fraction, u: int, k: int) -> Fraction | None:
         p = self._pieces

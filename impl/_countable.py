@@ -33,7 +33,7 @@ from expmech.spec._validate import as_rational
 from ._exactreal import ExpRatio
 from ._expsum import DEFAULT_MAX_PRECISION, ExpSum, arb_from_fraction
 from ._lattice import LatticeSum
-from ._lazy import draw_lazily
+from ._lazy import draw_lazily, locate_exactly, locate_in_table
 from ._piecewise import PiecewiseLinear, refine
 from ._random import resolve_rng
 from ._ranges import Candidate, RangeMechanism, RangePrivacyLoss, loss_from_candidates, unbounded_loss
@@ -447,40 +447,17 @@ class CountableDistribution:
 
     def _locate_piece(self, u: int, k: int) -> int | None:
         prefix, precision = self._sampling_table()
-        last = len(prefix) - 1
         if k <= 64:
-            with ctx.workprec(precision):
-                total = prefix[-1]
-                low = total * u / arb(2**k)
-                high = total * (u + 1) / arb(2**k)
-                left, right = 0, last
-                target = low.mid()
-                while left < right:
-                    middle = (left + right) // 2
-                    if prefix[middle].mid() <= target:
-                        left = middle + 1
-                    else:
-                        right = middle
-                ok = (left == 0 or prefix[left - 1] <= low) and (left == last or prefix[left] >= high)
-            return left if ok else None
+            return locate_in_table(prefix, precision, u, k)
         epsilon = self._mechanism.epsilon
         zn, zd = self._z
 
-        def side(j: int, numerator: int) -> int:
-            """sign(numerator / 2^k − F_j), F_j the exact mass of pieces 0..j."""
+        def side(j: int, extra: int) -> int:
+            """sign((u + extra) / 2^k − F_j), F_j the exact mass of pieces 0..j."""
             n, d = _sum_of(self._pieces[: j + 1], epsilon).ratio()
-            return (zn * d).scale(Fraction(numerator)).__sub__((n * zd).scale(Fraction(1 << k))).sign()
+            return ((zn * d).scale(Fraction(u + extra)) - (n * zd).scale(Fraction(1 << k))).sign()
 
-        low_index, high_index = 0, last
-        while low_index < high_index:
-            middle = (low_index + high_index) // 2
-            if side(middle, u) >= 0:
-                low_index = middle + 1
-            else:
-                high_index = middle
-        if low_index == last or side(low_index, u + 1) <= 0:
-            return low_index
-        return None
+        return locate_exactly(len(self._pieces) - 1, side)
 
     def __repr__(self) -> str:
         return f"CountableDistribution(<{len(self._pieces)} pieces on {self._mechanism.outputs.describe()}>, epsilon={self._mechanism.epsilon})"

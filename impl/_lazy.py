@@ -22,10 +22,12 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, TypeVar
 
+from flint import arb, ctx
+
 from expmech.spec._errors import InvalidArgument, InvalidType, describe
 from expmech.spec._validate import positive_rational
 
-__all__ = ["DEFAULT_GRID_BITS", "cell_of", "draw_lazily", "grid_step", "released_value"]
+__all__ = ["DEFAULT_GRID_BITS", "cell_of", "draw_lazily", "grid_step", "locate_exactly", "locate_in_table", "released_value"]
 
 #: Default grid of continuous draws: steps of 2^-20.
 DEFAULT_GRID_BITS = 20
@@ -75,3 +77,44 @@ def released_value(index: int, step: Fraction, lo: Fraction | None) -> Fraction:
     """What a draw in cell ``index`` is released as: the cell's left end, or ``lo`` if that is larger."""
     left = index * step
     return left if lo is None or left >= lo else lo
+
+
+def locate_in_table(prefix: list[arb], precision: int, u: int, k: int) -> int | None:
+    """The index ``j`` with ``P_{j−1} <= U·P_last < P_j`` for every ``U`` in ``[u/2^k, (u+1)/2^k)``, decided by balls.
+
+    ``prefix`` are balls around increasing cumulative weights; None when the
+    balls cannot decide (the caller then decides exactly, or with more bits).
+    """
+    last = len(prefix) - 1
+    with ctx.workprec(precision):
+        total = prefix[-1]
+        low = total * u / arb(2**k)
+        high = total * (u + 1) / arb(2**k)
+        target = low.mid()
+        left, right = 0, last
+        while left < right:
+            middle = (left + right) // 2
+            if prefix[middle].mid() <= target:
+                left = middle + 1
+            else:
+                right = middle
+        decided = (left == 0 or prefix[left - 1] <= low) and (left == last or prefix[left] >= high)
+    return left if decided else None
+
+
+def locate_exactly(last: int, side: Callable[[int, int], int]) -> int | None:
+    """The same decision made exactly: ``side(j, v)`` is the exact sign of ``v / 2^k − F_j``.
+
+    Returns ``c`` with ``F_{c−1} <= u/2^k`` and ``(u+1)/2^k <= F_c`` (``side(j, u)`` and
+    ``side(j, u + 1)`` are asked), or None if the interval straddles ``F_c``.
+    """
+    low, high = 0, last
+    while low < high:
+        middle = (low + high) // 2
+        if side(middle, 0) >= 0:
+            low = middle + 1
+        else:
+            high = middle
+    if low == last or side(low, 1) <= 0:
+        return low
+    return None
