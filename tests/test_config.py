@@ -75,7 +75,7 @@ def isolated(monkeypatch):
 def test_expmechs_own_pyproject_names_its_catalogue():
     """The README's `pip install -e . && expmech verify` verifies the catalogue because the table names it."""
     config = read_config(REPO / "pyproject.toml")
-    assert [entry.value for entry in config.targets] == ["expmech.impl:CATALOGUE", "expmech.impl:POSTERIOR_CATALOGUE"] and not config.mechanisms
+    assert [entry.value for entry in config.targets] == ["expmech.impl:CATALOGUE", "expmech.impl:POSTERIOR_CATALOGUE", "expmech.impl:RANGE_CATALOGUE"] and not config.mechanisms
 
 
 def test_no_pyproject_exits_2(tmp_path, monkeypatch, capsys):
