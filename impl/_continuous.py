@@ -36,7 +36,7 @@ from expmech.spec._validate import as_rational
 
 from ._exactreal import ExpRatio
 from ._expsum import DEFAULT_MAX_PRECISION, ExpSum, arb_from_fraction
-from ._lattice import LatticeSum
+from ._lattice import LatticeSum, term_balls
 from ._lazy import cell_of, draw_lazily, grid_step, locate_exactly, locate_in_table, released_value
 from ._piecewise import PiecewiseLinear, interior_point, refine
 from ._qarray import QArray, concatenate, where
@@ -430,15 +430,11 @@ class ContinuousDistribution:
             coefficients, exponents, owners = _terms(self._pieces, self._mechanism.epsilon)
             count = len(self._pieces)
             precision = 96 + 2 * count.bit_length()
-            cache: dict[Fraction, arb] = {}
             weights = [arb(0)] * count
             with ctx.workprec(precision):
-                top = max(exponents.fractions())
-                for c, b, j in zip(coefficients.fractions(), exponents.fractions(), owners.tolist()):
-                    power = cache.get(b)
-                    if power is None:
-                        power = cache[b] = arb_from_fraction(b - top).exp()
-                    weights[j] = weights[j] + arb_from_fraction(c) * power
+                top = max(exponents.fractions()) if len(exponents) < 64 else exponents.item(int(np.argmax(exponents.num)))
+                for ball, j in zip(term_balls(coefficients, exponents, precision), owners.tolist()):
+                    weights[j] = weights[j] + ball
                 prefix = []
                 running = arb(0)
                 for weight in weights:
@@ -527,21 +523,28 @@ def _inverse(lo: Fraction | None, hi: Fraction | None, rate: Fraction, u: Fracti
 
 
 def _loss(pieces: _Pieces, z1: LatticeSum, z2: LatticeSum, epsilon: Fraction) -> RangePrivacyLoss:
-    """``ess sup |ε Δ(r) + ln(Z2/Z1)|`` for Δ = slope·r + intercept on the pieces."""
+    """``ess sup |ε Δ(r) + ln(Z2/Z1)|`` for Δ = slope·r + intercept on the pieces (vectorised over pieces)."""
     a, b = pieces.slope, pieces.intercept
-    candidates: list[Candidate] = []
-    for j in np.flatnonzero(a.num == 0).tolist():
+    sloped = a.num != 0
+    for end_inf, is_hi in ((pieces.lo_inf, False), (pieces.hi_inf, True)):
+        unbounded = np.flatnonzero(sloped & end_inf)
+        if len(unbounded):
+            j = int(unbounded[0])
+            return unbounded_loss(pieces.bounds(j), growing=(a.item(j) > 0) == is_hi)
+    index = np.arange(len(pieces))
+    flat = ~sloped
+    # candidates: Δ on flat pieces (attained), and Δ at both ends of sloped pieces (limits)
+    values = concatenate([b[flat], (a * pieces.lo + b)[sloped], (a * pieces.hi + b)[sloped]])
+    owners = np.concatenate([index[flat], index[sloped], index[sloped]])
+    kinds = np.concatenate([np.zeros(int(flat.sum()), dtype=np.int64), np.ones(int(sloped.sum()), dtype=np.int64), np.full(int(sloped.sum()), 2)])
+    picked = []
+    for position in (int(np.argmax(values.num)), int(np.argmin(values.num))):
+        j, kind = int(owners[position]), int(kinds[position])
         lo, hi = pieces.bounds(j)
-        candidates.append(Candidate(b.item(j), interior_point(lo, hi), (lo, hi), True))
-    for j in np.flatnonzero(a.num != 0).tolist():
-        lo, hi = pieces.bounds(j)
-        slope = a.item(j)
-        for end, is_hi in ((lo, False), (hi, True)):
-            if end is None:
-                return unbounded_loss((lo, hi), growing=(slope > 0) == is_hi)
-            candidates.append(Candidate(slope * end + b.item(j), end, (lo, hi), False))
+        where = interior_point(lo, hi) if kind == 0 else (lo if kind == 1 else hi)
+        picked.append(Candidate(values.item(position), where, (lo, hi), kind == 0))
     one = LatticeSum.from_expsum(ExpSum.rational(1))
-    return loss_from_candidates(candidates, (z1, one), (z2, one), epsilon)
+    return loss_from_candidates(picked, (z1, one), (z2, one), epsilon)
 
 
 # -- the mechanism ---------------------------------------------------------------------------------

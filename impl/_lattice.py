@@ -28,7 +28,7 @@ from expmech.spec._errors import PrecisionExhausted
 from ._expsum import DEFAULT_MAX_PRECISION, ExpSum, arb_from_fraction
 from ._qarray import QArray
 
-__all__ = ["LatticeSum", "MAX_DEGREE"]
+__all__ = ["LatticeSum", "MAX_DEGREE", "term_balls"]
 
 #: Largest polynomial degree kept on a lattice (beyond it a sparse ExpSum is used).
 MAX_DEGREE = 1 << 22
@@ -179,23 +179,17 @@ class LatticeSum:
             assert ratio_offset.denominator == 1 and ratio_stride.denominator == 1
             parts.append((int(ratio_offset), int(ratio_stride), part))
             degree = max(degree, int(ratio_offset) + int(ratio_stride) * max(part.poly.degree(), 0))
-        terms = len(self.poly.coeffs()) + len(other.poly.coeffs())
+        terms = self.poly.degree() + other.poly.degree() + 2
         if degree > MAX_DEGREE and degree > 64 * terms:
             return LatticeSum._of_sparse(self.to_expsum() + other.to_expsum())
         den = math.lcm(self.den, other.den)
-        total = [0] * (degree + 1)
+        total = fmpz_poly()
         for offset, stride, part in parts:
-            factor = den // part.den
-            coeffs = [int(c) for c in part.poly.coeffs()]
-            if stride == 1:
-                for j, c in enumerate(coeffs):
-                    if c:
-                        total[offset + j] += c * factor
-            else:
-                for j, c in enumerate(coeffs):
-                    if c:
-                        total[offset + j * stride] += c * factor
-        return LatticeSum._make(base, unit, fmpz_poly(total), den)
+            poly = _restride(part.poly, stride) * (den // part.den)
+            if offset:
+                poly = poly * _monomial(offset)
+            total = total + poly
+        return LatticeSum._make(base, unit, total, den)
 
     def __sub__(self, other: LatticeSum) -> LatticeSum:
         return self + (-other)
@@ -224,14 +218,10 @@ class LatticeSum:
         """The exact sign: -1, 0 or 1 (raises PrecisionExhausted rather than guess)."""
         if self.sparse is not None:
             return self.sparse.sign(max_precision=max_precision)
-        coeffs = self.poly.coeffs()
-        if not coeffs:
+        degree = self.poly.degree()
+        if degree < 0:
             return 0
-        if all(c >= 0 for c in coeffs):
-            return 1
-        if all(c <= 0 for c in coeffs):
-            return -1
-        precision = _START + len(coeffs).bit_length()
+        precision = _START + (degree + 1).bit_length()
         while True:
             ball = self._poly_ball(precision)
             if ball > 0:
@@ -248,7 +238,7 @@ class LatticeSum:
         """A ball around the (nonzero) value with relative radius at most ``2**-bits``."""
         if self.sparse is not None:
             return self.sparse._ball(bits, max_precision=max_precision)
-        precision = _START + bits + len(self.poly.coeffs()).bit_length()
+        precision = _START + bits + (self.poly.degree() + 1).bit_length()
         while True:
             with ctx.workprec(precision):
                 value = self._poly_ball(precision) * arb_from_fraction(self.base).exp() / self.den
@@ -281,8 +271,50 @@ def _restride(poly: fmpz_poly, stride: int) -> fmpz_poly:
     return fmpz_poly(spread)
 
 
+def _monomial(power: int) -> fmpz_poly:
+    """``x^power``."""
+    return fmpz_poly([0] * power + [1])
+
+
 def _gcd(values: list[int]) -> int:
     g = 0
     for value in values:
         g = math.gcd(g, int(value))
     return g
+
+
+def term_balls(coefficients: QArray, exponents: QArray, precision: int) -> list[arb]:
+    """Balls around ``c_i · e^{b_i − max b}`` for every term, at ``precision`` bits.
+
+    On a lattice of exponents the powers of ``e^{unit}`` are built by
+    multiplication (one exponential in all), so 10⁵ terms cost 10⁵ ball
+    products; otherwise one exponential per distinct exponent.
+    """
+    count = len(coefficients)
+    if count == 0:
+        return []
+    e = exponents.num
+    top = int(e.max())
+    gaps = (top - e) if e.dtype != object else np.asarray(top - e, dtype=object)
+    step = int(np.gcd.reduce(gaps)) if gaps.dtype != object else _gcd(gaps.tolist())
+    with ctx.workprec(precision):
+        numerators = [arb(int(c)) for c in coefficients.num.tolist()]
+        scale = arb(1) / coefficients.den
+        if step and int(gaps.max()) // step <= MAX_DEGREE and gaps.dtype != object:
+            index = (gaps // step).tolist()
+            base = arb_from_fraction(Fraction(-step, exponents.den)).exp()
+            powers: dict[int, arb] = {}
+            previous, value = 0, arb(1)
+            for k in sorted(set(index)):
+                value = value * base ** (k - previous)
+                powers[k] = value
+                previous = k
+            return [c * powers[k] * scale for c, k in zip(numerators, index)]
+        cache: dict[int, arb] = {}
+        balls = []
+        for c, gap in zip(numerators, gaps.tolist()):
+            power = cache.get(gap)
+            if power is None:
+                power = cache[gap] = arb_from_fraction(Fraction(-int(gap), exponents.den)).exp()
+            balls.append(c * power * scale)
+        return balls

@@ -376,7 +376,9 @@ def from_floats(values: np.ndarray) -> QArray:
     ints, shifts = ints >> zeros, np.where(nonzero, shifts + zeros, 0)
     low = min(0, int(shifts[nonzero].min())) if np.any(nonzero) else 0
     offsets = shifts - low
-    if int(offsets.max()) + 54 < 63:
+    bits = np.frexp(np.abs(ints).astype(np.float64))[1]  # bit lengths (exact: |ints| < 2^53)
+    if int((bits + offsets).max()) < 63:
         return QArray(ints << offsets, 1 << -low)
-    wide = ints.astype(object) * np.power(np.full(ints.shape, 2, dtype=object), offsets.astype(object))
+    powers = np.array([1 << k for k in range(int(offsets.max()) + 1)], dtype=object)
+    wide = ints.astype(object) * powers[offsets]
     return QArray(_shrink(np.asarray(wide, dtype=object)), 1 << -low)

@@ -32,7 +32,7 @@ from expmech.spec import (
     QualityFunction,
     RationalRange,
 )
-from expmech.spec._errors import describe
+from expmech.spec._errors import describe, readable
 
 from ._exactreal import LogExpRatio
 from ._expsum import ExactOrdering, _check_bits, ball_endpoints
@@ -245,10 +245,27 @@ class RangePrivacyLoss(ExactOrdering):
         lo, hi = self.enclose(53)
         return float((lo + hi) / 2)
 
+    def where(self) -> str:
+        """Where the loss is attained or approached, in words."""
+        piece = f"({'−∞' if self.piece[0] is None else readable(self.piece[0])}, {'+∞' if self.piece[1] is None else readable(self.piece[1])})"
+        if self.output is None:
+            return f"as r → ±∞ on {piece}"
+        if self.attained:
+            return f"at r = {readable(self.output)} (on the piece {piece})"
+        return f"as r → {readable(self.output)} from inside {piece}"
+
+    def __str__(self) -> str:
+        """``ln(…) ≈ 0.5 at r = 1 …``: the exact loss (abridged when long), its approximation and where."""
+        if self.infinite:
+            return f"∞ {self.where()}"
+        assert self.numerator is not None and self.denominator is not None
+        small = all(s.sparse is not None or len(s.poly.coeffs()) <= 12 for s in (self.numerator, self.denominator))
+        sizes = [sum(1 for c in s.poly.coeffs() if c) for s in (self.numerator, self.denominator)]
+        exact = str(self.value) if small else f"ln(N/D), N and D exact sums of {sizes[0]} and {sizes[1]} exponentials ≈ {float(self):.6g}"
+        return f"{exact} {self.where()}"
+
     def __repr__(self) -> str:
-        shown = "∞" if self.infinite else f"{float(self):.6g}"
-        how = "attained on" if self.attained else "approached at"
-        return f"RangePrivacyLoss({shown}, {how} r={self.output} in piece {self.piece})"
+        return f"RangePrivacyLoss({self})"
 
 
 @dataclass(frozen=True)

@@ -44,3 +44,14 @@ def test_proofs_benchmark_families_run(capsys):
     assert module.max_overs([5])[5] > 0
     assert module.grids([10])[10] > 0
     assert "max/median" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_continuous_benchmark_runs():
+    """bench_continuous computes the exact median law and decides its loss on a small instance."""
+    path = pathlib.Path(__file__).parent / "benchmarks" / "bench_continuous.py"
+    spec = importlib.util.spec_from_file_location("bench_continuous", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = module.bench_exact(500, repeats=1)
+    assert result["distribution"] > 0 and 0 < result["loss value"] <= 1
