@@ -259,8 +259,8 @@ class RangePrivacyLoss(ExactOrdering):
         if self.infinite:
             return f"∞ {self.where()}"
         assert self.numerator is not None and self.denominator is not None
-        small = all(s.sparse is not None or len(s.poly.coeffs()) <= 12 for s in (self.numerator, self.denominator))
-        sizes = [sum(1 for c in s.poly.coeffs() if c) for s in (self.numerator, self.denominator)]
+        small = all(part.sparse is not None or part.poly.degree() < 12 for part in (self.numerator, self.denominator))
+        sizes = [len([c for c in part.poly.coeffs() if c]) for part in (self.numerator, self.denominator)]
         exact = str(self.value) if small else f"ln(N/D), N and D exact sums of {sizes[0]} and {sizes[1]} exponentials ≈ {float(self):.6g}"
         return f"{exact} {self.where()}"
 
