@@ -169,7 +169,7 @@ class RangePrivacyLoss(ExactOrdering):
     on that piece itself (False: a limit at ``output``).  ``larger_on_first``
     says whether ``p1 >= p2`` there.  An unbounded loss is ``infinite``;
     otherwise it equals ``ln(numerator / denominator)`` exactly and compares
-    exactly with rationals (``loss <= Fraction(1, 2)``).
+    exactly with rationals and :class:`LogExpRatio` values (``loss <= Fraction(1, 2)``).
     """
 
     __slots__ = ("numerator", "denominator", "output", "piece", "attained", "larger_on_first")
@@ -209,6 +209,8 @@ class RangePrivacyLoss(ExactOrdering):
                 return (self.infinite > other.infinite) - (self.infinite < other.infinite)
             assert self.numerator and self.denominator and other.numerator and other.denominator
             return (self.numerator * other.denominator - other.numerator * self.denominator).sign()
+        if isinstance(other, LogExpRatio):
+            return 1 if self.infinite else self.value._cmp(other)
         if isinstance(other, bool) or not isinstance(other, int | Fraction):
             return None
         if self.numerator is None or self.denominator is None:

@@ -303,3 +303,19 @@ def test_accuracy_quantities_on_a_continuous_range():
     bad = dist.mass_at_most(-2 * t)
     assert bad <= ExpSum.exp(-t).scale(1 / dist.level_measure(-t))
     assert dist.measure_at_most(-2 * t) == Fraction(1, 10) * 3 + Fraction(1, 20) * 3
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(1, 99), min_size=1, max_size=8), st.sampled_from([Fraction(1, 2), Fraction(1, 4), Fraction(3, 4)]), st.integers(1, 99))
+def test_quantile_agrees_with_the_interval_mechanism_built_independently(data, p, replacement):
+    """Smith's quantile as an EM over ℝ equals impl's QuantileMechanism (intervals as a finite EM): Z and the loss."""
+    from expmech.impl import QuantileMechanism
+
+    space = OutputSpace(r=RationalRange(0, 100))
+    schema = RecordSchema(x=IntRange(0, 100))
+    quality = QualityFunction(-sympy.Abs(count(schema["x"] <= space["r"]) - p * size()), schema=schema, outputs=space)
+    mech = ExponentialMechanism(quality, epsilon=Fraction(1, 2), outputs=space)
+    reference = QuantileMechanism(quantile=p, epsilon=Fraction(1, 2), bounds=(0, 100))
+    assert mech.distribution(data).normaliser == reference.distribution(data).normaliser
+    other = data[:-1] + [replacement]
+    assert mech.privacy_loss(data, other) == reference.privacy_loss(data, other).value
