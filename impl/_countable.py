@@ -440,7 +440,7 @@ class CountableDistribution:
             running = arb(0)
             with ctx.workprec(precision):
                 for n, d in self._piece_sums():
-                    running = running + n.ball(precision) / d.ball(precision)
+                    running = running + n.value_ball(precision) / d.value_ball(precision)
                     prefix.append(running)
             self._table = (prefix, precision)
         return self._table

@@ -23,9 +23,8 @@ from fractions import Fraction
 import numpy as np
 from flint import arb, ctx, fmpz_poly
 
-from expmech.spec._errors import PrecisionExhausted
-
-from ._expsum import DEFAULT_MAX_PRECISION, ExpSum, arb_from_fraction
+from ._balls import enclose_ball, settle_sign
+from ._expsum import DEFAULT_MAX_PRECISION, ExpSum, _evaluate, arb_from_fraction
 from ._qarray import QArray
 
 __all__ = ["LatticeSum", "MAX_DEGREE", "term_balls"]
@@ -214,6 +213,13 @@ class LatticeSum:
             x = arb_from_fraction(self.unit).exp()
             return self.poly(x)
 
+    def value_ball(self, precision: int) -> arb:
+        """A ball containing the value, computed at ``precision`` bits (shrinking to it as precision grows)."""
+        if self.sparse is not None:
+            return _evaluate(self.sparse._terms, precision, shift=Fraction(0))
+        with ctx.workprec(precision):
+            return self._poly_ball(precision) * arb_from_fraction(self.base).exp() / self.den
+
     def sign(self, *, max_precision: int = DEFAULT_MAX_PRECISION) -> int:
         """The exact sign: -1, 0 or 1 (raises PrecisionExhausted rather than guess)."""
         if self.sparse is not None:
@@ -221,38 +227,18 @@ class LatticeSum:
         degree = self.poly.degree()
         if degree < 0:
             return 0
-        precision = _START + (degree + 1).bit_length()
-        while True:
-            ball = self._poly_ball(precision)
-            if ball > 0:
-                return 1
-            if ball < 0:
-                return -1
-            if precision >= max_precision:
-                raise PrecisionExhausted(
-                    f"the sign of an exponential sum of degree {self.poly.degree()} was not settled at {max_precision} bits"
-                )
-            precision = min(2 * precision, max_precision)
+        return settle_sign(self._poly_ball, f"an exponential sum of degree {degree}", max_precision=max_precision)
 
-    def ball(self, bits: int = 53, *, max_precision: int = DEFAULT_MAX_PRECISION) -> arb:
-        """A ball around the (nonzero) value with relative radius at most ``2**-bits``."""
-        if self.sparse is not None:
-            return self.sparse._ball(bits, max_precision=max_precision)
-        precision = _START + bits + (self.poly.degree() + 1).bit_length()
-        while True:
-            with ctx.workprec(precision):
-                value = self._poly_ball(precision) * arb_from_fraction(self.base).exp() / self.den
-                if value.rad() * 2 ** (bits + 1) <= value.abs_lower():
-                    return value
-            if precision >= max_precision:
-                raise PrecisionExhausted(f"an enclosure to bits={bits} was not reached at {max_precision} bits")
-            precision = min(2 * precision, max_precision)
+    def enclose(self, bits: int = 53, *, max_precision: int = DEFAULT_MAX_PRECISION) -> tuple[Fraction, Fraction]:
+        """Rationals ``(lo, hi)`` around the value, relative width ``<= 2**-bits`` (``(0, 0)`` for zero)."""
+        if self.is_zero():
+            return (Fraction(0), Fraction(0))
+        return enclose_ball(self.value_ball, bits, max_precision=max_precision)
 
     def __float__(self) -> float:
         """A float near the value, for display only."""
-        if self.is_zero():
-            return 0.0
-        return float(self.ball(53).mid())
+        lo, hi = self.enclose(53)
+        return float((lo + hi) / 2)
 
     def __repr__(self) -> str:
         if self.sparse is not None:

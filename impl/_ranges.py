@@ -34,8 +34,9 @@ from expmech.spec import (
 )
 from expmech.spec._errors import describe, readable
 
+from ._balls import enclose_ball
 from ._exactreal import LogExpRatio
-from ._expsum import ExactOrdering, _check_bits, ball_endpoints
+from ._expsum import ExactOrdering, _check_bits
 from ._inputs import check_epsilon
 from ._lattice import LatticeSum
 from ._mechanism import ExponentialMechanism
@@ -230,15 +231,13 @@ class RangePrivacyLoss(ExactOrdering):
             raise InvalidArgument("the privacy loss is infinite; it has no enclosure", parameter="bits", value=bits)
         if (self.numerator - self.denominator).is_zero():
             return (Fraction(0), Fraction(0))
-        precision = 2 * bits + 64
-        while True:
-            num = self.numerator.ball(precision)
-            den = self.denominator.ball(precision)
+        numerator, denominator = self.numerator, self.denominator
+
+        def ball_at(precision: int) -> Any:
             with ctx.workprec(precision):
-                ball = (num / den).log()
-                if ball.is_finite() and ball.rad() * 2 ** (bits + 1) <= ball.abs_lower():
-                    return ball_endpoints(ball)
-            precision *= 2
+                return (numerator.value_ball(precision) / denominator.value_ball(precision)).log()
+
+        return enclose_ball(ball_at, bits)
 
     def __float__(self) -> float:
         """A float near the loss (``inf`` when unbounded), for display only."""
