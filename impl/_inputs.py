@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from expmech.spec._errors import ExpMechError, InvalidArgument, InvalidType, QualityError, describe
-from expmech.spec._validate import as_rational, nonnegative_rational, positive_rational
+from expmech.spec._errors import ExpMechError, InvalidArgument, InvalidType, describe
+from expmech.spec._validate import nonnegative_rational, positive_rational
 
 __all__ = [
     "check_epsilon",
@@ -143,72 +143,14 @@ def evaluate_scores(
 ) -> tuple[int | Fraction, ...]:
     """``q(dataset, r)`` for every output, as exact rationals (``int`` or ``Fraction``).
 
-    If ``quality`` has a ``scores(dataset, outputs)`` method it is called once
-    and must return one value per output (a batch fast path); otherwise
+    A spec ``QualityFunction`` is evaluated by the vectorised exact evaluator;
+    an object with a ``scores(dataset, outputs)`` method is called once and
+    must return one value per output (a batch fast path); otherwise
     ``quality(dataset, r)`` is called per output.  A quality that raises, or
     returns NaN, an infinity or a non-number, gets a :class:`QualityError`
-    naming the output.
+    naming the output.  (:class:`~expmech.impl._scoring.ScoreFunction` is the
+    vector form.)
     """
-    batch = getattr(quality, "scores", None)
-    if callable(batch):
-        try:
-            raw = batch(dataset, outputs)
-        except ExpMechError:
-            raise
-        except Exception as error:
-            raise QualityError(
-                f"quality.scores raised {type(error).__name__}: {error}", output=None
-            ) from error
-        return _convert_batch(raw, outputs)
-    values = []
-    for r in outputs:
-        try:
-            raw_value = quality(dataset, r)
-        except ExpMechError:
-            raise
-        except Exception as error:
-            raise QualityError(
-                f"quality raised {type(error).__name__}: {error} at r={describe(r)}", output=r
-            ) from error
-        values.append(_convert_one(raw_value, r))
-    return tuple(values)
+    from ._scoring import ScoreFunction
 
-
-def _convert_one(value: Any, r: Any) -> int | Fraction:
-    kind = type(value)
-    if kind is int or kind is Fraction:
-        return value
-    try:
-        return as_rational(value, name=f"quality(dataset, {r!r})")
-    except InvalidArgument as error:
-        raise QualityError(f"{error} (at r={describe(r)})", output=r, value=value) from None
-
-
-def _convert_batch(raw: Any, outputs: tuple[Hashable, ...]) -> tuple[int | Fraction, ...]:
-    if isinstance(raw, np.ndarray):
-        if raw.shape != (len(outputs),):
-            raise QualityError(
-                f"quality.scores returned shape {raw.shape}; expected ({len(outputs)},)", value=raw
-            )
-        if raw.dtype.kind in "iu":
-            return tuple(raw.tolist())
-        if raw.dtype.kind == "f":
-            if not np.isfinite(raw).all():
-                index = int(np.flatnonzero(~np.isfinite(raw))[0])
-                raise QualityError(
-                    f"quality.scores returned {raw[index]!r} at r={describe(outputs[index])}; "
-                    "it must be a finite rational",
-                    output=outputs[index],
-                    value=raw[index],
-                )
-            return tuple(Fraction(v) for v in raw.tolist())
-        raw = raw.tolist()
-    try:
-        values = list(raw)
-    except TypeError:
-        raise QualityError(f"quality.scores returned {describe(raw)}, not a sequence", value=raw) from None
-    if len(values) != len(outputs):
-        raise QualityError(
-            f"quality.scores returned {len(values)} values for {len(outputs)} outputs", value=raw
-        )
-    return tuple(_convert_one(v, r) for v, r in zip(values, outputs))
+    return tuple(ScoreFunction(quality, outputs)(dataset).to_list())

@@ -10,19 +10,24 @@ comparison the toolkit makes is decided exactly.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
+
+import numpy as np
 
 from expmech.spec._errors import InvalidArgument, describe, readable
 
 from ._exactreal import ExpRatio, LogExpRatio
 from ._expsum import DEFAULT_MAX_PRECISION, ExpSum
-from ._inputs import check_base_measure, check_epsilon, check_outputs, check_quality, evaluate_scores
+from ._inputs import check_base_measure, check_epsilon, check_outputs, check_quality
+from ._scoring import ScoreFunction
+from ._floatfilter import float_coefficients
 from ._inversion import InversionTable
 from ._loglinear import LogLinear
 from ._radical import LogRadicalRatio
+from ._rationals import RationalArray
 from ._random import resolve_rng
 from ._refined import RefinedValue
 
@@ -51,7 +56,7 @@ class ExponentialMechanism:
     True
     """
 
-    __slots__ = ("_quality", "_epsilon", "_outputs", "_base_measure", "_index")
+    __slots__ = ("_quality", "_epsilon", "_outputs", "_base_measure", "_index", "_score_function", "_measure_vector", "_measure_floats")
 
     def __new__(cls, *args: Any, **kwargs: Any) -> ExponentialMechanism:
         """A range (an interval or an infinite set of integers) as ``outputs`` dispatches to its mechanism."""
@@ -76,6 +81,11 @@ class ExponentialMechanism:
         self._outputs = check_outputs(outputs)
         self._base_measure = check_base_measure(base_measure, self._outputs)
         self._index = {r: i for i, r in enumerate(self._outputs)}
+        self._score_function = ScoreFunction(self._quality, self._outputs)
+        measure = RationalArray.of(list(self._base_measure))
+        # None stands for the counting measure: the common case, with nothing to multiply
+        self._measure_vector: RationalArray | None = None if measure.den == 1 and bool(np.all(measure.num == 1)) else measure
+        self._measure_floats = None if self._measure_vector is None else float_coefficients(measure.num, int(measure.den))
 
     @property
     def quality(self) -> Callable[[Any, Any], Any]:
@@ -99,11 +109,11 @@ class ExponentialMechanism:
 
     def scores(self, dataset: Any) -> tuple[int | Fraction, ...]:
         """``q(dataset, r)`` for each output, as exact rationals (``int`` or ``Fraction``)."""
-        return evaluate_scores(self._quality, dataset, self._outputs)
+        return tuple(self._score_function(dataset).to_list())
 
     def distribution(self, dataset: Any) -> Distribution:
         """The exact output distribution of ``E_q^ε(dataset)``."""
-        return Distribution._build(self, self.scores(dataset))
+        return Distribution._build(self, self._score_function(dataset))
 
     def privacy_loss(self, dataset1: Any, dataset2: Any) -> PrivacyLoss:
         """The exact ``max_r |ln p1(r) − ln p2(r)|`` over outputs of positive measure.
@@ -128,8 +138,9 @@ class ExponentialMechanism:
         reuses its table.
         """
         generator = resolve_rng(rng)
-        table = InversionTable(self._base_measure, self.scores(dataset), self._epsilon)
-        return self._outputs[table.sample_once(generator)]
+        scores = self._score_function(dataset)
+        index = InversionTable.draw(self._measure_vector, scores, self._epsilon, generator, measure_floats=self._measure_floats)
+        return self._outputs[index]
 
     def __repr__(self) -> str:
         return (
@@ -142,25 +153,30 @@ class Distribution:
     """The exact distribution ``p(r) = μ(r) e^{ε q(r)} / Z`` of one mechanism on one dataset.
 
     Built by :meth:`ExponentialMechanism.distribution`.  ``probability(r)``
-    is an :class:`ExpRatio`; ``float()`` of it is for display only.
+    is an :class:`ExpRatio`; ``float()`` of it is for display only.  The
+    scores are held as one exact vector; sums over outputs (the normaliser,
+    masses, the expected quality) are vector :class:`ExpSum` values, decided by
+    the float filter first and exactly where it cannot.
     """
 
-    __slots__ = ("_mechanism", "_scores", "_exponents", "_normaliser", "_table")
+    __slots__ = ("_mechanism", "_vector", "_exponent_vector", "_normaliser", "_table", "_score_tuple")
 
     _mechanism: ExponentialMechanism
-    _scores: tuple[int | Fraction, ...]
-    _exponents: tuple[Fraction, ...] | None
+    _vector: RationalArray
+    _exponent_vector: RationalArray | None
     _normaliser: ExpSum | None
     _table: InversionTable | None
+    _score_tuple: tuple[int | Fraction, ...] | None
 
     @classmethod
-    def _build(cls, mechanism: ExponentialMechanism, scores: tuple[int | Fraction, ...]) -> Distribution:
+    def _build(cls, mechanism: ExponentialMechanism, scores: RationalArray | Sequence[int | Fraction]) -> Distribution:
         result = object.__new__(cls)
         result._mechanism = mechanism
-        result._scores = scores
-        result._exponents = None
+        result._vector = scores if isinstance(scores, RationalArray) else RationalArray.of(list(scores))
+        result._exponent_vector = None
         result._normaliser = None
         result._table = None
+        result._score_tuple = None
         return result
 
     @property
@@ -176,21 +192,25 @@ class Distribution:
     @property
     def scores(self) -> tuple[int | Fraction, ...]:
         """``q(dataset, r)`` per output, exactly."""
-        return self._scores
+        if self._score_tuple is None:
+            self._score_tuple = tuple(self._vector.to_list())
+        return self._score_tuple
+
+    def _exponents(self) -> RationalArray:
+        if self._exponent_vector is None:
+            self._exponent_vector = self._vector * RationalArray.constant(self._mechanism.epsilon)
+        return self._exponent_vector
 
     @property
     def exponents(self) -> tuple[Fraction, ...]:
         """``ε · q(dataset, r)`` per output, exactly."""
-        if self._exponents is None:
-            epsilon = self._mechanism.epsilon
-            self._exponents = tuple(epsilon * s for s in self._scores)
-        return self._exponents
+        return tuple(Fraction(v) for v in self._exponents().to_list())
 
     @property
     def normaliser(self) -> ExpSum:
         """``Z = Σ_r μ(r) e^{ε q(r)}``, exactly."""
         if self._normaliser is None:
-            self._normaliser = ExpSum.weighted_exps(zip(self._mechanism.base_measure, self.exponents))
+            self._normaliser = ExpSum.vector(self._mechanism._measure_vector, self._exponents(), nonnegative=True, positive=True)
         return self._normaliser
 
     def _position(self, r: Hashable) -> int:
@@ -202,7 +222,7 @@ class Distribution:
     def weight(self, r: Hashable) -> ExpSum:
         """The unnormalised weight ``μ(r) e^{ε q(r)}``."""
         i = self._position(r)
-        return ExpSum.weighted_exps([(self._mechanism.base_measure[i], self.exponents[i])])
+        return ExpSum.weighted_exps([(self._mechanism.base_measure[i], self._exponents().item(i))])
 
     def probability(self, r: Hashable) -> ExpRatio:
         """``p(r)`` exactly."""
@@ -210,10 +230,9 @@ class Distribution:
 
     def mass(self, subset: Iterable[Hashable]) -> ExpRatio:
         """``p(subset)`` exactly; each element must be an output (repeats count once)."""
-        positions = sorted({self._position(r) for r in subset})
-        measure = self._mechanism.base_measure
-        exponents = self.exponents
-        numerator = ExpSum.weighted_exps((measure[i], exponents[i]) for i in positions)
+        positions = np.array(sorted({self._position(r) for r in subset}), dtype=np.int64)
+        measure = self._mechanism._measure_vector
+        numerator = ExpSum.vector(None if measure is None else measure[positions], self._exponents()[positions], nonnegative=True)
         return ExpRatio._trusted(numerator, self.normaliser)
 
     def enclose(self, r: Hashable, bits: int = 53, *, max_precision: int = DEFAULT_MAX_PRECISION) -> tuple[Fraction, Fraction]:
@@ -222,15 +241,26 @@ class Distribution:
 
     def expected_quality(self) -> ExpRatio:
         """``E[q]`` under this distribution, exactly."""
-        measure = self._mechanism.base_measure
-        numerator = ExpSum.weighted_exps(
-            (m * s, b) for m, s, b in zip(measure, self._scores, self.exponents)
-        )
-        return ExpRatio._trusted(numerator, self.normaliser)
+        measure = self._mechanism._measure_vector
+        weights = self._vector if measure is None else self._vector * measure
+        return ExpRatio._trusted(ExpSum.vector(weights, self._exponents()), self.normaliser)
 
     def approximate(self) -> dict[Hashable, float]:
-        """``{r: float(p(r))}``, for display and plots only; nothing is decided on it."""
-        return {r: float(self.probability(r)) for r in self.outputs}
+        """``{r: p(r)}`` in floats, for display and plots only; nothing is decided on it."""
+        probabilities = self._approximate()
+        return dict(zip(self.outputs, probabilities.tolist()))
+
+    def _approximate(self) -> np.ndarray:
+        exponents = self._exponents()
+        measure = self._mechanism._measure_vector
+        shifted = exponents - RationalArray.constant(Fraction(int(exponents.num.max()), int(exponents.den))) if not isinstance(exponents.den, np.ndarray) else None
+        if shifted is None or shifted.num.dtype == object or int(shifted.den).bit_length() > 1000:
+            return np.array([float(self.probability(r)) for r in self.outputs])
+        with np.errstate(under="ignore"):
+            weights = np.exp(shifted.num.astype(np.float64) / float(shifted.den))
+            if measure is not None:
+                weights = weights * (measure.num.astype(np.float64) / float(measure.den))
+        return weights / weights.sum()
 
     def privacy_loss(self, other: Distribution) -> PrivacyLoss:
         """The exact ``max_r |ln p_self(r) − ln p_other(r)|`` over outputs of positive measure.
@@ -246,12 +276,14 @@ class Distribution:
                 parameter="other",
                 value=other,
             )
-        measure = self._mechanism.base_measure
-        differences = [
-            (s1 - s2, i) for i, (s1, s2, m) in enumerate(zip(self._scores, other._scores, measure)) if m > 0
-        ]
-        high, high_index = max(differences, key=lambda pair: pair[0])
-        low, low_index = min(differences, key=lambda pair: pair[0])
+        differences = self._vector - other._vector
+        if isinstance(differences.den, np.ndarray):
+            differences = differences._common_denominator()
+        measure = self._mechanism._measure_vector
+        nums = differences.num  # one shared denominator: order by numerators; outputs of measure 0 left out
+        high_index = int(np.argmax(nums if measure is None else np.where(measure.num > 0, nums, nums.min() - 1)))
+        low_index = int(np.argmin(nums if measure is None else np.where(measure.num > 0, nums, nums.max() + 1)))
+        high, low = differences.item(high_index), differences.item(low_index)
         epsilon = self._mechanism.epsilon
         z_self, z_other = self.normaliser, other.normaliser
         # ln p_self − ln p_other at the largest Δ, and its negative at the smallest Δ
@@ -269,7 +301,7 @@ class Distribution:
     def _sampling_table(self) -> InversionTable:
         if self._table is None:
             mechanism = self._mechanism
-            self._table = InversionTable(mechanism.base_measure, self._scores, mechanism.epsilon)
+            self._table = InversionTable(mechanism._measure_vector, self._vector, mechanism.epsilon)
         return self._table
 
     def __repr__(self) -> str:

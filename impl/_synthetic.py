@@ -117,6 +117,97 @@ def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
             yield (first, *rest)
 
 
+@dataclass(frozen=True)
+class _Tables:
+    """Every multiset of one (m, 2^k, H): count vectors, multinomial counts, and ``Σ_x h(x)·c_x`` per query."""
+
+    counts: np.ndarray  # N × 2^k, in _compositions order
+    multiplicities: np.ndarray  # N (int64, or Python ints when m! is large)
+    answers: np.ndarray  # N × |H|: how many synthetic records satisfy each query
+
+
+def _composition_matrix(total: int, parts: int) -> np.ndarray:
+    """The rows of :func:`_compositions` (``total`` into ``parts``) as one array, in the same order."""
+    dtype = np.int16 if total < (1 << 15) else np.int64
+    memo: dict[tuple[int, int], np.ndarray] = {}
+
+    def build(rest: int, width: int) -> np.ndarray:
+        key = (rest, width)
+        if key not in memo:
+            if width == 1:
+                memo[key] = np.array([[rest]], dtype=dtype)
+            else:
+                blocks = []
+                for first in range(rest, -1, -1):
+                    tail = build(rest - first, width - 1)
+                    head = np.full((len(tail), 1), first, dtype=dtype)
+                    blocks.append(np.hstack([head, tail]))
+                memo[key] = np.vstack(blocks)
+        return memo[key]
+
+    return build(total, parts)
+
+
+_TABLES: dict[tuple[int, int, bytes], _Tables] = {}
+
+
+def _tables(m: int, records: int, matrix: np.ndarray) -> _Tables:
+    """The multiset tables for (m, records, query matrix), shared by every dataset (a small cache)."""
+    key = (m, records, matrix.tobytes() + str(matrix.shape).encode())
+    cached = _TABLES.get(key)
+    if cached is None:
+        counts = _composition_matrix(m, records)
+        factorials = [factorial(c) for c in range(m + 1)]
+        top = factorial(m)
+        if top < (1 << 62):  # then every Π c_x! <= m! fits as well
+            multiplicities = top // np.prod(np.array(factorials, dtype=np.int64)[counts], axis=1)
+        else:
+            multiplicities = np.array([top // _product(factorials[c] for c in row) for row in counts.tolist()], dtype=object)
+        # exact in float64: every entry is an integer <= m·2^k < 2^53
+        answers = np.rint(counts.astype(np.float64) @ matrix.T.astype(np.float64))
+        small = np.int8 if m < 128 else np.int32
+        cached = _Tables(counts, multiplicities, answers.astype(small))
+        if len(_TABLES) >= 4:
+            _TABLES.pop(next(iter(_TABLES)))
+        _TABLES[key] = cached
+    return cached
+
+
+def _product(values: Iterator[int]) -> int:
+    result = 1
+    for v in values:
+        result *= v
+    return result
+
+
+def _group_sums(groups: np.ndarray, weights: np.ndarray, size: int) -> list[int]:
+    """Exact ``Σ weights[i]`` per group label, as Python ints."""
+    if weights.dtype != object and float(weights.sum(dtype=np.float64)) < 2.0**62:
+        totals = np.zeros(size, dtype=np.int64)
+        np.add.at(totals, groups, weights)
+        return [int(t) for t in totals.tolist()]
+    exact = [0] * size
+    for g, w in zip(groups.tolist(), weights.tolist()):
+        exact[g] += int(w)
+    return exact
+
+
+def _shattered(matrix: np.ndarray, subsets: np.ndarray) -> np.ndarray:
+    """Which rows of ``subsets`` (point indices) the queries (rows of ``matrix``) cut in every way."""
+    size = subsets.shape[1]
+    result = np.zeros(len(subsets), dtype=bool)
+    step = max(1, (1 << 22) // max(1, matrix.shape[0] * max(size, 2**size)))
+    for start in range(0, len(subsets), step):
+        block = subsets[start : start + step]
+        codes = np.zeros((matrix.shape[0], len(block)), dtype=np.int64)
+        for j in range(size):
+            codes |= matrix[:, block[:, j]] << j
+        seen = np.zeros((len(block), 2**size), dtype=bool)
+        seen[np.arange(len(block))[None, :], codes] = True
+        result[start : start + step] = seen.all(axis=1)
+    return result
+
+
 class SyntheticDataMechanism:
     """The exponential mechanism over synthetic datasets of ``m`` records, exactly.
 
@@ -151,6 +242,7 @@ class SyntheticDataMechanism:
         type_counts = np.array([sum(1 for r in rows if r == x) for x in self.records], dtype=np.int64)
         self._on_data = self._matrix @ type_counts
         self._levels: dict[Fraction, int] | None = None
+        self._gap_cache: np.ndarray | None = None
 
     @property
     def exponent_scale(self) -> Fraction:
@@ -158,8 +250,8 @@ class SyntheticDataMechanism:
         return self.epsilon * self.n / 2
 
     def multisets(self) -> Iterator[tuple[int, ...]]:
-        """Every synthetic dataset as a count vector over the 2^k records, streamed."""
-        return _compositions(self.m, len(self.records))
+        """Every synthetic dataset as a count vector over the 2^k records, in :func:`_compositions` order."""
+        return map(tuple, _tables(self.m, len(self.records), self._matrix).counts.tolist())
 
     def multiplicity(self, counts: Sequence[int]) -> int:
         """The number of ordered tuples with these counts: ``m! / Π c_x!``."""
@@ -173,18 +265,31 @@ class SyntheticDataMechanism:
         gap = int(np.max(np.abs(self.m * self._on_data - self.n * (self._matrix @ np.asarray(counts, dtype=np.int64)))))
         return -Fraction(gap, self.n * self.m)
 
+    def _gaps(self) -> np.ndarray:
+        """``n·m·|q|`` of every multiset (integers, in enumeration order), vectorised over the multisets."""
+        if self._gap_cache is None:
+            tables = _tables(self.m, len(self.records), self._matrix)
+            bound = self.n * self.m  # |n·answer − m·Q_h(D)·n| <= n·m: the narrowest integer type that holds it
+            dtype: Any = np.int16 if bound < (1 << 15) else np.int32 if bound < (1 << 31) else np.int64
+            target = (self.m * self._on_data).astype(dtype)
+            scale: Any = dtype(self.n)
+            gaps = np.empty(len(tables.counts), dtype=np.int64)
+            step = max(1, (1 << 20) // max(1, len(target)))
+            for start in range(0, len(gaps), step):
+                block = tables.answers[start : start + step].astype(dtype) * scale
+                gaps[start : start + step] = np.max(np.abs(block - target), axis=1)
+            self._gap_cache = gaps
+        return self._gap_cache
+
     def levels(self) -> dict[Fraction, int]:
-        """``{q: total multiplicity of the multisets with that q}``, from one streamed pass (cached)."""
+        """``{q: total multiplicity of the multisets with that q}``, from one vectorised pass (cached)."""
         if self._levels is None:
-            levels: dict[Fraction, int] = {}
+            tables = _tables(self.m, len(self.records), self._matrix)
+            gaps = self._gaps()
+            distinct, inverse = np.unique(gaps, return_inverse=True)
+            totals = _group_sums(inverse, tables.multiplicities, len(distinct))
             scale = self.n * self.m
-            matrix = self._matrix
-            target = self.m * self._on_data
-            for counts in self.multisets():
-                gap = int(np.max(np.abs(target - self.n * (matrix @ np.asarray(counts, dtype=np.int64)))))
-                q = -Fraction(gap, scale)
-                levels[q] = levels.get(q, 0) + self.multiplicity(counts)
-            self._levels = levels
+            self._levels = {-Fraction(int(g), scale): int(t) for g, t in zip(distinct.tolist(), totals)}
         return self._levels
 
     def _normaliser(self) -> ExpSum:
@@ -217,13 +322,13 @@ class SyntheticDataMechanism:
         table = InversionTable([Fraction(c) for _, c in levels], [q for q, _ in levels], self.exponent_scale)
         level, total = levels[table.sample_once(generator)]
         pick = generator.randrange(total)
-        for counts in self.multisets():
-            if self.quality(counts) != level:
-                continue
-            pick -= self.multiplicity(counts)
-            if pick < 0:
-                return [x for x, c in zip(self.records, counts) for _ in range(c)]
-        raise RuntimeError("internal error: the level's multiplicities do not add up")  # pragma: no cover
+        tables = _tables(self.m, len(self.records), self._matrix)
+        members = np.flatnonzero(self._gaps() == int(-level * self.n * self.m))
+        running = itertools.accumulate(int(w) for w in tables.multiplicities[members].tolist())
+        position = next(i for i, upto in enumerate(running) if pick < upto)
+        chosen = int(members[position])
+        counts = tables.counts[chosen].tolist()
+        return [x for x, c in zip(self.records, counts) for _ in range(c)]
 
     def quality_function(self) -> Any:
         """``q`` in the spec language: bits ``x1…xk`` per record, outputs the counts ``c_…`` of each synthetic record.
@@ -241,7 +346,9 @@ class SyntheticDataMechanism:
         for query, row in zip(self.queries, self._matrix):
             on_synthetic = sum((int(h) * outputs[self._count_name(x)] for h, x in zip(row, self.records)), sympy.Integer(0))
             terms.append(sympy.Abs(count(query.expression(bits)) / size() - on_synthetic / self.m))
-        return QualityFunction(-sympy.Max(*terms), schema=schema, outputs=outputs, name=f"synthetic-k{self.k}-m{self.m}")
+        # evaluate=False: the terms are distinct |·| of affine forms, so sympy's pairwise
+        # search for dominated arguments (quadratic, and seconds per pair) finds nothing to drop
+        return QualityFunction(-sympy.Max(*terms, evaluate=False), schema=schema, outputs=outputs, name=f"synthetic-k{self.k}-m{self.m}")
 
     @staticmethod
     def _count_name(record: Record) -> str:
@@ -253,11 +360,39 @@ class SyntheticDataMechanism:
 
     def base_measure(self) -> dict[tuple[int, ...], Fraction]:
         """The multinomial counts as a base measure over :meth:`output_list`."""
-        return {counts: Fraction(self.multiplicity(counts)) for counts in self.multisets()}
+        tables = _tables(self.m, len(self.records), self._matrix)
+        return {counts: Fraction(int(w)) for counts, w in zip(self.multisets(), tables.multiplicities.tolist())}
 
     def dataset_records(self) -> list[dict[str, bool]]:
         """The data as records of :meth:`quality_function`'s schema."""
         return [{f"x{i + 1}": bool(b) for i, b in enumerate(row)} for row in self.data]
+
+    def vc_dimension(self, limit: int = 6) -> int:
+        """The VC dimension of the query class on ``{0,1}^k``, capped at ``limit`` (exact, vectorised).
+
+        A set is shattered when the queries cut it in all ``2^s`` ways; every
+        subset of a shattered set is shattered, so the candidates of size
+        ``s`` extend the shattered sets of size ``s − 1`` by a larger point.
+        """
+        matrix = self._matrix.astype(np.int64)  # H × K, 0/1
+        points = matrix.shape[1]
+        shattered = np.arange(points, dtype=np.int64).reshape(-1, 1)
+        shattered = shattered[_shattered(matrix, shattered)]
+        best = 1 if len(shattered) else 0
+        for size in range(2, min(limit, points) + 1):
+            if len(shattered) == 0 or 2**size > matrix.shape[0]:
+                break
+            last = shattered[:, -1]
+            found = []
+            for extra in range(points):
+                grown = shattered[last < extra]
+                if len(grown):
+                    candidates = np.hstack([grown, np.full((len(grown), 1), extra, dtype=np.int64)])
+                    found.append(candidates[_shattered(matrix, candidates)])
+            shattered = np.vstack(found) if found else np.empty((0, size), dtype=np.int64)
+            if len(shattered):
+                best = size
+        return best
 
     def source_sufficient_n(self, alpha: Any, delta: Any) -> float:
         """The source's sufficient size ``4/(εα)·(km + ln(1/δ))`` (a float, for display)."""

@@ -90,6 +90,8 @@ class IntRange(Domain):
             raise InvalidArgument(f"IntRange lo={self.lo} must be <= hi={self.hi}", parameter="lo", value=self.lo)
 
     def encode(self, value: Any, *, name: str) -> Code:
+        if type(value) is int and (self.lo is None or value >= self.lo) and (self.hi is None or value <= self.hi):
+            return value  # the common case, checked first
         if isinstance(value, bool) or not _is_integer(value):
             raise InvalidType(f"{name}={describe(value)} must be an integer in {self.describe()}", parameter=name, value=value)
         code = int(value)

@@ -399,3 +399,91 @@ def piecewise_linear_expressions(draw: st.DrawFn, x: object, r: object) -> objec
     elif outer == 3:
         body = sympy.Min(body, linear())
     return body
+
+
+# -- every operation of the language, for cross-checking the vectorised evaluator ---------------
+
+_FIELD_DOMAINS = [IntRange(-3, 3), RationalRange(Fraction(-2), Fraction(2)), Booleans(), Categories(("a", "b", "c"))]
+_OUTPUT_DOMAINS = [IntRange(-2, 3), Grid((Fraction(-1, 2), Fraction(0), Fraction(1, 3), Fraction(2))), Booleans()]
+_CONSTANTS = st.sampled_from([0, 1, -1, 2, Fraction(1, 2), Fraction(-7, 3), 2**61, -(2**62) + 5, Fraction(2**40, 3), Fraction(1, 2**45)])
+
+
+def _constant(draw: st.DrawFn) -> sympy.Expr:
+    value = Fraction(draw(_CONSTANTS))
+    return sympy.Rational(value.numerator, value.denominator)
+
+
+def _numeric(draw: st.DrawFn, leaves: list[sympy.Expr], depth: int, aggregates: list[sympy.Expr] | None) -> sympy.Expr:
+    """A numeric expression over ``leaves`` (and, outside aggregates, over generated aggregates)."""
+    kinds = ["leaf", "constant"] + (["aggregate"] if aggregates is not None else [])
+    if depth > 0:
+        kinds += ["add", "mul", "pow", "abs", "max", "min", "piecewise"]
+    kind = draw(st.sampled_from(kinds))
+    if kind == "leaf":
+        return draw(st.sampled_from(leaves))
+    if kind == "constant":
+        return _constant(draw)
+    if kind == "aggregate":
+        assert aggregates is not None
+        return draw(st.sampled_from(aggregates))
+    sub = lambda: _numeric(draw, leaves, depth - 1, aggregates)  # noqa: E731
+    if kind == "add":
+        return sub() + sub()
+    if kind == "mul":
+        return sub() * sub()
+    if kind == "pow":
+        return sub() ** draw(st.integers(-2, 3))
+    if kind == "abs":
+        return sympy.Abs(sub())
+    if kind in ("max", "min"):
+        op = sympy.Max if kind == "max" else sympy.Min
+        return op(sub(), sub(), sub(), evaluate=False)
+    condition = _predicate(draw, leaves, depth - 1, aggregates)
+    return sympy.Piecewise((sub(), condition), (sub(), True), evaluate=False)
+
+
+def _predicate(draw: st.DrawFn, leaves: list[sympy.Expr], depth: int, aggregates: list[sympy.Expr] | None) -> sympy.Basic:
+    kind = draw(st.sampled_from(["relation", "relation", "and", "or", "not"] if depth > 0 else ["relation"]))
+    if kind == "relation":
+        op = draw(st.sampled_from([sympy.Eq, sympy.Ne, sympy.Lt, sympy.Le, sympy.Gt, sympy.Ge]))
+        left = _numeric(draw, leaves, max(depth - 1, 0), aggregates)
+        right = _numeric(draw, leaves, max(depth - 1, 0), aggregates)
+        relation = op(left, right, evaluate=False) if op in (sympy.Eq, sympy.Ne) else op(left, right)
+        return relation
+    if kind == "not":
+        return sympy.Not(_predicate(draw, leaves, depth - 1, aggregates))
+    op = sympy.And if kind == "and" else sympy.Or
+    return op(_predicate(draw, leaves, depth - 1, aggregates), _predicate(draw, leaves, depth - 1, aggregates))
+
+
+@st.composite
+def language_quality_functions(draw: st.DrawFn, max_depth: int = 3) -> QualityFunction:
+    """A generated quality function of the spec language: every operation, aggregate and domain kind.
+
+    Constants include values near and beyond the int64 range, so evaluators
+    must stay exact where machine integers would overflow.
+    """
+    fields = draw(st.lists(st.sampled_from(range(len(_FIELD_DOMAINS))), min_size=1, max_size=3))
+    schema = RecordSchema({f"f{i}": _FIELD_DOMAINS[k] for i, k in enumerate(fields)})
+    variables = draw(st.lists(st.sampled_from(range(len(_OUTPUT_DOMAINS))), min_size=1, max_size=2))
+    outputs = OutputSpace({f"r{i}": _OUTPUT_DOMAINS[k] for i, k in enumerate(variables)})
+    try:
+        return _build_quality(draw, schema, outputs, max_depth)
+    except (TypeError, ValueError):  # sympy refused a combination (e.g. Max of a non-comparable constant)
+        reject()
+
+
+def _build_quality(draw: st.DrawFn, schema: RecordSchema, outputs: OutputSpace, max_depth: int) -> QualityFunction:
+    record_leaves = list(schema.symbols) + list(outputs.symbols)
+    aggregates = []
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["count", "total", "mean", "size"]))
+        if kind == "size":
+            aggregates.append(size())
+        elif kind == "count":
+            aggregates.append(count(_predicate(draw, record_leaves, 2, None)))
+        else:
+            body = _numeric(draw, record_leaves, 2, None)
+            aggregates.append((total if kind == "total" else mean)(body))
+    expr = _numeric(draw, list(outputs.symbols), max_depth, aggregates)
+    return QualityFunction(expr, schema=schema, outputs=outputs, name="generated")

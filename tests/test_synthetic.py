@@ -108,3 +108,40 @@ def test_synth_command(tmp_path, capsys):
     bad = tmp_path / "bad.csv"
     bad.write_text("1,0\n1,2\n")
     assert main(["synth", str(bad), "--m", "1"]) == 2
+
+
+@pytest.mark.parametrize("k, family", [(3, "halfspaces"), (3, "conjunctions"), (4, "halfspaces"), (4, "conjunctions")])
+def test_vc_dimension_matches_the_definition(k, family):
+    """The vectorised VC dimension equals a brute-force search over every subset of points."""
+    queries = (halfspaces if family == "halfspaces" else conjunctions)(k)
+    rng = random.Random(k)
+    for subset_size in (len(queries), max(1, len(queries) // 3)):
+        chosen = rng.sample(queries, subset_size)
+        mech = SyntheticDataMechanism(DATA if k == 3 else [(1, 0, 1, 1)], k=k, m=1, epsilon=1, queries=chosen)
+        points = mech.records
+        best = 0
+        for size in range(1, 7):
+            if any(
+                len({tuple(int(q.predicate(points[i])) for i in subset) for q in chosen}) == 2**size
+                for subset in itertools.combinations(range(len(points)), size)
+            ):
+                best = size
+            else:
+                break
+        assert mech.vc_dimension() == best
+
+
+def test_vectorised_levels_equal_a_streamed_pass():
+    """levels() and base_measure() equal the per-multiset definitions."""
+    from expmech.impl._synthetic import _compositions
+
+    rng = random.Random(5)
+    data = [tuple(rng.randint(0, 1) for _ in range(4)) for _ in range(17)]
+    mech = SyntheticDataMechanism(data, k=4, m=3, epsilon=1, queries=conjunctions(4))
+    assert list(mech.multisets()) == list(_compositions(3, 16))
+    levels: dict = {}
+    for counts in _compositions(3, 16):
+        q = mech.quality(counts)
+        levels[q] = levels.get(q, 0) + mech.multiplicity(counts)
+    assert mech.levels() == levels
+    assert all(w == mech.multiplicity(c) for c, w in mech.base_measure().items())

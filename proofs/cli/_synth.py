@@ -261,19 +261,12 @@ def _release(options: SynthOptions, data: list[tuple[int, ...]], k: int, prefixe
     return 0
 
 
-def _vc_dimension(mech: SyntheticDataMechanism, limit: int = 6, work: int = 200_000) -> tuple[int, bool]:
-    """The largest shattered set of records (searching at most ``work`` subsets per size, up to ``limit`` points),
-    and whether that is the VC dimension exactly (a larger size was searched and not shattered)."""
-    best = 0
-    points = mech.records
-    rows = [tuple(row) for row in mech._matrix]
-    for size in range(1, len(points) + 1):
-        if size > limit or math.comb(len(points), size) > work:
-            return best, False
-        if not any(len({tuple(row[i] for i in subset) for row in rows}) == 2**size for subset in itertools.combinations(range(len(points)), size)):
-            return best, True
-        best = size
-    return best, True
+def _vc_dimension(mech: SyntheticDataMechanism, limit: int = 6) -> tuple[int, bool]:
+    """The largest shattered set of records, up to ``limit`` points (exact, vectorised in the mechanism),
+    and whether that is the VC dimension exactly (no set one larger can be shattered, or none was)."""
+    best = mech.vc_dimension(limit)
+    exact = best < limit or best == len(mech.records) or 2 ** (best + 1) > len(mech.queries)
+    return best, exact
 
 
 def _plot(curve: list[tuple[int, float]], mech: SyntheticDataMechanism, alpha: Fraction, path: Path) -> None:

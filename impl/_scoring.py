@@ -1,0 +1,116 @@
+"""Scores of a quality function over a fixed range, exactly and in one vector.
+
+A :class:`ScoreFunction` binds a quality and a range; ``score_function(dataset)``
+returns ``q(dataset, r)`` for every output as a 1-D
+:class:`~expmech.impl._rationals.RationalArray`.  Three kinds of quality are
+evaluated, fastest first:
+
+* a spec :class:`~expmech.spec.QualityFunction`: by the vectorised exact
+  evaluator (:class:`~expmech.impl._vectorised.VectorisedQuality`), with the
+  outputs encoded once for the range;
+* an object with a ``scores(dataset, outputs)`` method: called once; an integer
+  numpy array is taken as it is, without a Python-level pass;
+* any other callable: called once per output.
+
+A quality that raises, or returns NaN, an infinity or a non-number, gets a
+:class:`~expmech.spec.QualityError` naming the output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from expmech.spec import QualityFunction
+from expmech.spec._errors import ExpMechError, QualityError, describe
+from expmech.spec._validate import as_rational
+
+from ._rationals import LIMIT, RationalArray
+from ._vectorised import OutputBatch, VectorisedQuality
+
+__all__ = ["ScoreFunction"]
+
+
+class ScoreFunction:
+    """``dataset ↦ (q(dataset, r))_{r ∈ outputs}``, exact, as a :class:`RationalArray`."""
+
+    __slots__ = ("_quality", "_outputs", "_vectorised", "_batch", "_scores_method")
+
+    def __init__(self, quality: Callable[[Any, Any], Any], outputs: tuple[Hashable, ...]) -> None:
+        self._quality = quality
+        self._outputs = outputs
+        self._vectorised = VectorisedQuality(quality) if isinstance(quality, QualityFunction) else None
+        self._batch: OutputBatch | None = None
+        method = getattr(quality, "scores", None)
+        self._scores_method = method if callable(method) and self._vectorised is None else None
+
+    def __call__(self, dataset: Any) -> RationalArray:
+        """The exact scores of every output on ``dataset``."""
+        method = self._scores_method
+        if method is not None:
+            outputs = self._outputs
+            try:
+                raw = method(dataset, outputs)
+            except ExpMechError:
+                raise
+            except Exception as error:
+                raise QualityError(f"quality.scores raised {type(error).__name__}: {error}", output=None) from error
+            if type(raw) is np.ndarray and raw.dtype == np.int64 and raw.shape == (len(outputs),) and raw.size:
+                bound = max(-int(raw.min()), int(raw.max()))
+                if bound < LIMIT:
+                    return RationalArray.trusted(raw, 1, bound)
+            return _convert_batch(raw, outputs)
+        if self._vectorised is not None:
+            if self._batch is None:
+                self._batch = self._vectorised.encode_outputs(self._outputs)
+            return self._vectorised.scores(dataset, self._batch)
+        quality, outputs = self._quality, self._outputs
+        values = []
+        for r in outputs:
+            try:
+                raw_value = quality(dataset, r)
+            except ExpMechError:
+                raise
+            except Exception as error:
+                raise QualityError(f"quality raised {type(error).__name__}: {error} at r={describe(r)}", output=r) from error
+            values.append(_convert_one(raw_value, r))
+        return RationalArray.of(values)
+
+
+def _convert_one(value: Any, r: Any) -> int | Fraction:
+    kind = type(value)
+    if kind is int or kind is Fraction:
+        return value
+    try:
+        return as_rational(value, name=f"quality(dataset, {r!r})")
+    except ExpMechError as error:
+        raise QualityError(f"{error} (at r={describe(r)})", output=r, value=value) from None
+
+
+def _convert_batch(raw: Any, outputs: tuple[Hashable, ...]) -> RationalArray:
+    if isinstance(raw, np.ndarray):
+        if raw.shape != (len(outputs),):
+            raise QualityError(f"quality.scores returned shape {raw.shape}; expected ({len(outputs)},)", value=raw)
+        if raw.dtype == np.int64:
+            bound = max(-int(raw.min()), int(raw.max())) if raw.size else 0
+            return RationalArray.integers(raw, bound=bound)
+        if raw.dtype.kind in "iu":
+            return RationalArray.integers(raw)
+        if raw.dtype.kind == "f" and not np.isfinite(raw).all():
+            index = int(np.flatnonzero(~np.isfinite(raw))[0])
+            raise QualityError(
+                f"quality.scores returned {raw[index]!r} at r={describe(outputs[index])}; it must be a finite rational",
+                output=outputs[index],
+                value=raw[index],
+            )
+        raw = raw.tolist()
+    try:
+        values = list(raw)
+    except TypeError:
+        raise QualityError(f"quality.scores returned {describe(raw)}, not a sequence", value=raw) from None
+    if len(values) != len(outputs):
+        raise QualityError(f"quality.scores returned {len(values)} values for {len(outputs)} outputs", value=raw)
+    return RationalArray.of([_convert_one(v, r) for v, r in zip(values, outputs)])
