@@ -261,7 +261,8 @@ class RationalArray:
         common = math.gcd(den, int(np.gcd.reduce(self.num, axis=None)))
         if common == 1:
             return self
-        return RationalArray(self.num // common, den // common, self.bound // common)
+        num = (_objects(self.num) if common >= LIMIT else self.num) // common
+        return RationalArray(num, den // common, self.bound // common)
 
     def __neg__(self) -> RationalArray:
         return RationalArray(-self.num, self.den, self.bound)

@@ -153,7 +153,7 @@ class VectorisedQuality:
         symbols = self._field_symbols
         tally = Counter(tuple(record[s] for s in symbols) for record in encoded)
         distinct = [dict(zip(symbols, key)) for key in tally]
-        counts = np.array([list(tally.values())], dtype=np.int64)
+        counts = np.array([list(tally.values())], dtype=np.int64).reshape(1, len(tally))
         return self.records(distinct), counts
 
     # -- evaluation ------------------------------------------------------------------
@@ -169,15 +169,14 @@ class VectorisedQuality:
         """The exact matrix ``q(D_j, r_k)``, shape ``(M, N)``.
 
         ``counts`` is an ``M × K`` matrix of non-negative integers (``K`` =
-        ``records.size``); every row must have a positive sum (datasets are
-        never empty).
+        ``records.size``); a row of zeros is the empty dataset.
         """
         counts = np.asarray(counts)
         if counts.ndim != 2 or counts.shape[1] != records.size:
             raise ValueError(f"counts has shape {counts.shape}; expected (M, {records.size})")
-        if counts.size and (counts.min() < 0 or counts.sum(axis=1).min() <= 0):
-            raise ValueError("counts must be non-negative with a positive sum in every row")
-        if counts.dtype == object or int(counts.sum(axis=1).max()) >= (1 << 40):
+        if counts.size and counts.min() < 0:
+            raise ValueError("counts must be non-negative")
+        if counts.dtype == object or (counts.size and int(counts.sum(axis=1).max()) >= (1 << 40)):
             raise ValueError("datasets of 2**40 records or more are not supported")
         counts = counts.astype(np.int64)
         m, k, n = counts.shape[0], records.size, outputs.size
@@ -195,7 +194,7 @@ class VectorisedQuality:
             fields={s: _column(c, axis=0) for s, c in records.columns.items()},
             outputs={s: _column(c, axis=1) for s, c in outputs.columns.items()},
             sizes=RationalArray.integers(counts.sum(axis=1, keepdims=True)),
-            size_bound=int(counts.sum(axis=1).max()),
+            size_bound=int(counts.sum(axis=1).max()) if counts.size else 0,
         )
         try:
             value = self._root(env)
@@ -384,7 +383,8 @@ def _piecewise(branches: list[tuple[Node, Node]]) -> Node:
                 continue
             branch = _number(value(env))
             result = branch if result is None else branch.select(chosen, result)
-        assert result is not None
+        if result is None:  # nothing to choose for: an empty batch (no records)
+            return _number(branches[0][0](env))
         return result
 
     return piecewise
