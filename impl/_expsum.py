@@ -553,19 +553,9 @@ def _times_exp(mantissa: float, top: Fraction) -> float:
 
 def _ball_sign(evaluate: Any, size: int, max_precision: int) -> int:
     """The sign of a nonzero value by balls at doubling precision (``evaluate(precision) -> arb``)."""
-    precision = _START_PRECISION + max(1, size).bit_length()
-    while True:
-        ball = evaluate(precision)
-        if ball > 0:
-            return 1
-        if ball < 0:
-            return -1
-        if precision >= max_precision:
-            raise PrecisionExhausted(
-                f"the sign of an exponential sum with {size} terms was not settled "
-                f"at max_precision={max_precision} bits"
-            )
-        precision = min(2 * precision, max_precision)
+    from ._balls import settle_sign  # _balls builds on this module
+
+    return settle_sign(evaluate, f"an exponential sum with {size} terms", max_precision=max_precision)
 
 
 def _evaluate(terms: tuple[tuple[Fraction, Fraction], ...], precision: int, *, shift: Fraction) -> arb:

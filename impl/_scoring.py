@@ -52,12 +52,7 @@ class ScoreFunction:
         method = self._scores_method
         if method is not None:
             outputs = self._outputs
-            try:
-                raw = method(dataset, outputs)
-            except ExpMechError:
-                raise
-            except Exception as error:
-                raise QualityError(f"quality.scores raised {type(error).__name__}: {error}", output=None) from error
+            raw = _guarded(method, dataset, outputs, label="quality.scores", output=None)
             if type(raw) is np.ndarray and raw.dtype == np.int64 and raw.shape == (len(outputs),) and raw.size:
                 bound = max(-int(raw.min()), int(raw.max()))
                 if bound < LIMIT:
@@ -70,14 +65,19 @@ class ScoreFunction:
         quality, outputs = self._quality, self._outputs
         values = []
         for r in outputs:
-            try:
-                raw_value = quality(dataset, r)
-            except ExpMechError:
-                raise
-            except Exception as error:
-                raise QualityError(f"quality raised {type(error).__name__}: {error} at r={describe(r)}", output=r) from error
-            values.append(_convert_one(raw_value, r))
+            values.append(_convert_one(_guarded(quality, dataset, r, label="quality", output=r), r))
         return RationalArray.of(values)
+
+
+def _guarded(function: Callable[..., Any], dataset: Any, argument: Any, *, label: str, output: Any) -> Any:
+    """``function(dataset, argument)``; anything it raises but an ExpMechError becomes a QualityError."""
+    try:
+        return function(dataset, argument)
+    except ExpMechError:
+        raise
+    except Exception as error:
+        where = "" if output is None else f" at r={describe(output)}"
+        raise QualityError(f"{label} raised {type(error).__name__}: {error}{where}", output=output) from error
 
 
 def _convert_one(value: Any, r: Any) -> int | Fraction:
