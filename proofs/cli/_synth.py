@@ -19,7 +19,6 @@ written atomically.
 from __future__ import annotations
 
 import csv
-import itertools
 import math
 import random
 import re
