@@ -32,8 +32,8 @@ def _mp_expected_utility(auction, bids, bidder, value):
     for p in auction.outputs:
         revenue = p * sum(1 for b in bids if b >= p)
         weights.append(mpmath.exp(eps0 * mpmath.mpf(revenue.numerator) / revenue.denominator))
-        u = posted_price_utility(Fraction(value), Fraction(bids[bidder]), p)
-        utilities.append(mpmath.mpf(u.numerator) / u.denominator)
+        u = value - p if bids[bidder] >= p else 0  # a bidder buys at p iff her bid is >= p (written out: independent of the impl)
+        utilities.append(mpmath.mpf(u.numerator) / u.denominator if isinstance(u, Fraction) else mpmath.mpf(u))
     return sum(w * u for w, u in zip(weights, utilities)) / sum(weights)
 
 

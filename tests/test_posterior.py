@@ -551,3 +551,57 @@ def test_continuous_bad_input_is_refused_by_name():
         PosteriorSampling(bump, epsilon=1).privacy_loss([True], [False])
     with pytest.raises(InvalidArgument, match="is not released on the grid"):
         PosteriorSampling(ell, epsilon=1).distribution([True]).cell_probability(Fraction(1, 3), grid=Fraction(1, 10))
+
+
+def test_a_non_power_that_passes_the_residue_filter_has_no_root():
+    """n ≡ 1 (or 0) modulo every filter prime passes the cheap residue test; only the exact root check rejects it."""
+    from math import prod
+
+    from expmech.impl._radical import _FILTER_PRIMES, rational_root
+
+    modulus = prod(_FILTER_PRIMES)
+    for m in (2, 3, 4, 5, 6):
+        assert rational_root(Fraction(modulus + 1), m) is None and rational_root(Fraction(modulus), m) is None
+        assert rational_root(Fraction((modulus + 1) ** m, 7**m), m) == Fraction(modulus + 1, 7)
+
+
+def test_the_ratio_search_refines_past_its_first_candidates():
+    """A likelihood whose extreme ratio is inside the interval: z3's counterexamples raise the candidate to the exact ρ."""
+    schema, outputs = RecordSchema(x=Booleans()), OutputSpace(theta=RationalRange(0, 1))
+    x, theta = schema["x"], outputs["theta"]
+    third = sympy.Rational(1, 3)
+    dip = sympy.Piecewise((1 - sympy.Rational(3, 2) * theta, theta <= third), (sympy.Rational(1, 4) + sympy.Rational(3, 4) * theta, True))
+    ell = LogLikelihood(sympy.Piecewise((dip, sympy.Eq(x, 1)), (1, True)), schema=schema, outputs=outputs)
+    for relation in ("add-remove", "replace-one"):
+        result = prove_likelihood_ratio(ell, neighbours=relation)
+        assert result.status is Status.PROVED and result.ratio == 2 and result.witness.output == third, (relation, result.reason)
+
+
+class _ScriptedBits(random.Random):
+    """A Random whose getrandbits returns scripted values (to put U exactly where a draw must look further)."""
+
+    def __init__(self, values):
+        super().__init__(0)
+        self.values = list(values)
+
+    def getrandbits(self, k):
+        return self.values.pop(0)
+
+
+def test_lazy_draws_reveal_more_bits_when_u_straddles_a_cell_boundary():
+    """When the first 64 bits leave U on both sides of a CDF value, the draw is decided by the next bits, exactly."""
+    interval = _interval_likelihood(Fraction(1, 10), Fraction(9, 10))
+    dist = PosteriorSampling(interval, epsilon=1).distribution([1])
+    boundary = dist.cdf(Fraction(1, 2))
+    u = (boundary * 2**64).__floor__()
+    assert Fraction(u, 2**64) < boundary < Fraction(u + 1, 2**64)
+    assert dist.sample(rng=_ScriptedBits([u, 2**64 - 1]), grid=Fraction(1, 10)) == Fraction(1, 2)
+    assert dist.sample(rng=_ScriptedBits([u, 0]), grid=Fraction(1, 10)) == Fraction(2, 5)
+    grid = bernoulli_likelihood(tuple(Fraction(i, 10) for i in range(1, 10)))
+    tempered = PosteriorSampling(grid, epsilon=Fraction(1, 2)).distribution([1, 0, 1])
+    edge = tempered.mass([Fraction(i, 10) for i in range(1, 5)])
+    lo, hi = edge.enclose(200)
+    u = (lo * 2**64).__floor__()
+    assert Fraction(u, 2**64) < lo and hi < Fraction(u + 1, 2**64)
+    assert tempered.sample(rng=_ScriptedBits([u, 2**64 - 1] + [0] * 20)) == Fraction(1, 2)
+    assert tempered.sample(rng=_ScriptedBits([u, 0] + [0] * 20)) == Fraction(2, 5)

@@ -12,8 +12,9 @@ The ratio is a rational: it is guessed by exact evaluation (every point of a
 finite domain, the bounds of an interval), then certified by plain z3 calls —
 positivity ``ℓ <= 0`` unsat, ``ℓ(x, θ) > ρ·ℓ(x', θ)`` unsat, and
 ``ℓ(x, θ) >= ρ·ℓ(x', θ)`` sat with the model re-evaluated exactly as the
-witness.  A sat answer to the second query yields a larger candidate, tried
-in turn.  The queries stay linear in ρ (a constant), so whatever ℓ's
+witness.  A sat answer to the second query yields a larger candidate, improved
+by a Dinkelbach step (z3 ``Optimize`` maximising ``ℓ(x, θ) − r·ℓ(x', θ)``, a
+guess whose point is re-evaluated exactly) and tried in turn.  The queries stay linear in ρ (a constant), so whatever ℓ's
 arithmetic is, z3's answer is a decision or ``unknown`` — and ``unknown`` is
 UNKNOWN, never a proof.
 """
@@ -36,7 +37,7 @@ from expmech.spec._errors import describe, readable
 from .._outcome import Status
 from ._encoding import domain_constraint as _domain_constraint
 from ._encoding import variable as _var
-from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, Translator, check, z3_version
+from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, Translator, check, maximise, z3_version
 
 __all__ = ["LikelihoodRatioResult", "RatioWitness", "prove_likelihood_ratio"]
 
@@ -110,6 +111,25 @@ class _RatioProver:
             raise _Unknown(f"z3 was inconclusive on '{purpose}': {result.reason}")
         self.queries.append(Query(purpose if result.status == hoped else f"{purpose} (yes: a counterexample)", result.status, result))
         return result
+
+    def dinkelbach(self, relation: Neighbours, ratio: Fraction) -> tuple[Any, Any, Any] | None:
+        """A point maximising ``ℓ(x, θ) − r·ℓ(x', θ)`` (Dinkelbach's step towards the largest ratio), or None.
+
+        z3 ``Optimize`` only *guesses* the point; its ratio is re-evaluated
+        exactly, and the bound is certified by the plain queries afterwards.
+        """
+        rho = z3.Q(ratio.numerator, ratio.denominator)
+        a, b = self.ell["a"], self.ell["b"]
+        objectives = [a - rho, 1 - rho * a] if relation is Neighbours.ADD_REMOVE else [a - rho * b]
+        best: tuple[Fraction, Any] | None = None
+        for objective in objectives:
+            kind, value = maximise(objective, self.domain, rlimit=self.rlimit, timeout_ms=self.timeout_ms)
+            if kind != "bounded" or value is None or value <= 0:
+                continue
+            found = check(self.domain + [objective >= z3.Q(value.numerator, value.denominator)], rlimit=self.rlimit, timeout_ms=self.timeout_ms)
+            if found.status == "sat" and found.model is not None and (best is None or value > best[0]):
+                best = (value, found.model)
+        return None if best is None else self.point(best[1])
 
     def point(self, model: dict[str, Any]) -> tuple[dict[sympy.Symbol, Any], dict[sympy.Symbol, Any], dict[sympy.Symbol, Any]]:
         """Record codes for ``a``, ``b`` and θ codes from a model (completing what z3 left out)."""
@@ -230,6 +250,10 @@ def prove_likelihood_ratio(
             found = _ratio_at(quality, relation, a, b, theta)
             if found <= ratio:
                 raise _Unknown("z3's model of a larger likelihood ratio does not re-evaluate to one")
+            steeper = prover.dinkelbach(relation, found)
+            if steeper is not None and _ratio_at(quality, relation, *steeper) > found:
+                a, b, theta = steeper
+                found = _ratio_at(quality, relation, a, b, theta)
             ratio, best = found, (a, b, theta)
         else:
             raise _Unknown(f"the likelihood ratio kept growing past {ratio} after {_REFINEMENTS} refinements")
