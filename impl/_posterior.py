@@ -34,6 +34,7 @@ from expmech.spec._errors import InvalidArgument, InvalidType, describe
 
 from ._inputs import check_base_measure, check_epsilon, check_outputs
 from ._expsum import DEFAULT_MAX_PRECISION
+from ._lazy import draw_lazily, locate_in_table
 from ._loglinear import LogLinear
 from ._mechanism import PrivacyLoss
 from ._radical import LogRadicalRatio, RadicalRatio, RadicalSum
@@ -291,7 +292,7 @@ class PosteriorDistribution:
         generator = resolve_rng(rng)
         if self.exact_rational:
             return self.outputs[self._rational_draw(generator)]
-        return self.outputs[_lazy_inverse(self._weights, self._total, generator)]
+        return self.outputs[_lazy_inverse(self._weights, generator)]
 
     def _rational_draw(self, rng: random.Random) -> int:
         if self._table is None:
@@ -310,22 +311,28 @@ class PosteriorDistribution:
         return f"PosteriorDistribution(<{len(self._weights)} parameters>, epsilon={self._mechanism.epsilon})"
 
 
-def _lazy_inverse(weights: tuple[Any, ...], total: RadicalSum, rng: random.Random) -> int:
-    """The index ``j`` with ``S_{j-1} <= U·Z < S_j`` for a uniform U revealed 64 bits at a time."""
-    last = max(j for j, w in enumerate(weights) if not w.is_zero())
-    u, k = rng.getrandbits(64), 64
-    precision = 128
-    while True:
-        with ctx.workprec(precision):
-            z = total._ball(precision)
-            running = arb(0)
-            low = arb(0)
-            for j, w in enumerate(weights):
-                running = running + (w._ball(precision) if not w.is_zero() else arb(0))
-                high = arb(1) if j == last else running / z  # the last cell ends at exactly 1
-                # every U in [u/2^k, (u+1)/2^k) lies in [low, high) ?
-                if not w.is_zero() and low.upper() <= arb(u) / 2**k and arb(u + 1) / 2**k <= high.lower():
-                    return j
-                low = high
-        u, k = (u << 64) | rng.getrandbits(64), k + 64
-        precision = min(2 * precision, DEFAULT_MAX_PRECISION)
+def _lazy_inverse(weights: tuple[Any, ...], rng: random.Random) -> int:
+    """The index ``j`` with ``S_{j-1} <= U·Z < S_j`` for a uniform U revealed 64 bits at a time.
+
+    The cumulative weights are enclosed in balls at a precision that grows with
+    the bits revealed; a cell is chosen only when the balls separate it from
+    the U interval.  ``U·Z = S_j`` has probability 0, so the draw ends with
+    probability 1.
+    """
+    tables: dict[int, list[arb]] = {}
+
+    def prefix(precision: int) -> list[arb]:
+        if precision not in tables:
+            with ctx.workprec(precision):
+                running, out = arb(0), []
+                for w in weights:
+                    running = running + (w._ball(precision) if not w.is_zero() else arb(0))
+                    out.append(running)
+            tables[precision] = out
+        return tables[precision]
+
+    def locate(u: int, k: int) -> int | None:
+        precision = min(max(128, 2 * k), DEFAULT_MAX_PRECISION)
+        return locate_in_table(prefix(precision), precision, u, k)
+
+    return draw_lazily(locate, rng)

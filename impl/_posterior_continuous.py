@@ -38,29 +38,14 @@ from flint import fmpq, fmpq_poly
 from expmech.spec import BetaPrior, InvalidArgument, LogLikelihood, RationalRange
 from expmech.spec._errors import describe
 
+from ._lazy import draw_lazily, grid_step, locate_exactly
 from ._loglinear import LogLinear
 from ._mechanism import PrivacyLoss
 from ._random import resolve_rng
 
-__all__ = ["ContinuousPosterior", "ContinuousPosteriorDistribution", "DEFAULT_GRID_BITS", "grid_step"]
+__all__ = ["ContinuousPosterior", "ContinuousPosteriorDistribution"]
 
-#: Default grid of released draws: steps of 2^-20.
-DEFAULT_GRID_BITS = 20
 _MAX_CELLS = 1 << 16
-
-
-def grid_step(grid_bits: Any = None, grid: Any = None) -> Fraction:
-    """The grid step ``h``: ``grid`` (a rational > 0) or ``2^{−grid_bits}`` (default 20 bits)."""
-    from expmech.spec._validate import positive_rational
-
-    if grid is not None and grid_bits is not None:
-        raise InvalidArgument(f"give grid={describe(grid)} or grid_bits={describe(grid_bits)}, not both", parameter="grid", value=grid)
-    if grid is not None:
-        return positive_rational(grid, name="grid")
-    bits = DEFAULT_GRID_BITS if grid_bits is None else grid_bits
-    if isinstance(bits, bool) or not isinstance(bits, int) or not 0 <= bits <= 4096:
-        raise InvalidArgument(f"grid_bits={describe(bits)} must be an int in [0, 4096]", parameter="grid_bits", value=bits)
-    return Fraction(1, 1 << bits)
 
 
 def _q(value: Fraction) -> fmpq:
@@ -244,20 +229,16 @@ class ContinuousPosteriorDistribution:
         def end(i: int) -> Fraction:
             return min((i + 1) * step, hi)
 
-        u, k = generator.getrandbits(64), 64
-        while True:
-            low_u, high_u = Fraction(u, 1 << k), Fraction(u + 1, 1 << k)
-            # the last cell i with F(start(i)) <= low_u, by bisection on the monotone CDF
-            left, right = first, last
-            while left < right:
-                middle = (left + right + 1) // 2
-                if self.cdf(start(middle)) <= low_u:
-                    left = middle
-                else:
-                    right = middle - 1
-            if high_u <= self.cdf(end(left)):
-                return start(left)
-            u, k = (u << 64) | generator.getrandbits(64), k + 64
+        def side(j: int, offset: int, u: int, k: int) -> int:
+            """The exact sign of (u + offset)/2^k − F(end of cell first + j)."""
+            difference = Fraction(u + offset, 1 << k) - self.cdf(end(first + j))
+            return (difference > 0) - (difference < 0)
+
+        def locate(u: int, k: int) -> Fraction | None:
+            found = locate_exactly(last - first, lambda j, offset: side(j, offset, u, k))
+            return None if found is None else start(first + found)
+
+        return draw_lazily(locate, generator)
 
     def privacy_loss(self, other: ContinuousPosteriorDistribution) -> PrivacyLoss:
         """``sup_θ |ln p_self(θ) − ln p_other(θ)|`` exactly, when the likelihood ratio is monotone on [a, b]."""
