@@ -37,7 +37,7 @@ from expmech.spec._validate import as_rational
 from ._exactreal import ExpRatio
 from ._expsum import DEFAULT_MAX_PRECISION, ExpSum, arb_from_fraction
 from ._lattice import LatticeSum, term_balls
-from ._lazy import cell_of, draw_lazily, grid_step, locate_exactly, locate_in_table, released_value
+from ._lazy import cell_of, draw_lazily, grid_step, locate_exactly, locate_in_table, released_cell, released_value, released_values
 from ._piecewise import PiecewiseLinear, interior_point, refine
 from ._qarray import QArray, concatenate, where
 from ._random import resolve_rng
@@ -321,17 +321,14 @@ class ContinuousDistribution:
     def cell(self, value: Any, *, grid_bits: Any = None, grid: Any = None) -> Interval:
         """The interval of draws released as ``value`` on the grid (see ``expmech.impl._lazy``)."""
         step = grid_step(grid_bits, grid)
-        point = self._point(value)
-        lo, hi = self._quality.lo, self._quality.hi
-        index = cell_of(point, step)
-        if released_value(index, step, lo) != point:
+        found = released_cell(self._point(value), step, self._quality.lo, self._quality.hi)
+        if found is None:
             raise InvalidArgument(
                 f"value={describe(value)} is not released on the grid of step {step} (a multiple of it, or the range's lower end)",
                 parameter="value",
                 value=value,
             )
-        end = (index + 1) * step
-        return (point, end if hi is None or end < hi else hi)
+        return found
 
     def cell_probability(self, value: Any, *, grid_bits: Any = None, grid: Any = None) -> ExpRatio:
         """The exact probability that a draw rounded to the grid is released as ``value``."""
@@ -343,16 +340,7 @@ class ContinuousDistribution:
         lo, hi = self._quality.lo, self._quality.hi
         if lo is None or hi is None:
             raise InvalidArgument("cells() needs a bounded range; use cell_probability(value)", parameter="outputs", value=self._mechanism.outputs)
-        first, last = cell_of(lo, step), cell_of(hi, step)
-        if hi == last * step and last > first:
-            last -= 1
-        if last - first + 1 > _MAX_CELLS:
-            raise InvalidArgument(f"grid={step} gives {last - first + 1} cells; at most {_MAX_CELLS}", parameter="grid", value=step)
-        result = {}
-        for index in range(first, last + 1):
-            value = released_value(index, step, lo)
-            result[value] = self.cell_probability(value, grid=step)
-        return result
+        return {value: self.cell_probability(value, grid=step) for value in released_values(lo, hi, step, limit=_MAX_CELLS)}
 
     # -- accuracy ------------------------------------------------------------------------------
 

@@ -27,7 +27,18 @@ from flint import arb, ctx
 from expmech.spec._errors import InvalidArgument, InvalidType, describe
 from expmech.spec._validate import positive_rational
 
-__all__ = ["DEFAULT_GRID_BITS", "cell_of", "draw_lazily", "grid_step", "locate_exactly", "locate_in_table", "released_value"]
+__all__ = [
+    "DEFAULT_GRID_BITS",
+    "cell_of",
+    "cell_span",
+    "draw_lazily",
+    "grid_step",
+    "locate_exactly",
+    "locate_in_table",
+    "released_cell",
+    "released_value",
+    "released_values",
+]
 
 #: Default grid of continuous draws: steps of 2^-20.
 DEFAULT_GRID_BITS = 20
@@ -77,6 +88,38 @@ def released_value(index: int, step: Fraction, lo: Fraction | None) -> Fraction:
     """What a draw in cell ``index`` is released as: the cell's left end, or ``lo`` if that is larger."""
     left = index * step
     return left if lo is None or left >= lo else lo
+
+
+def released_cell(value: Fraction, step: Fraction, lo: Fraction | None, hi: Fraction | None) -> tuple[Fraction, Fraction | None] | None:
+    """The draws ``[value, end)`` released as ``value`` (a point of the range ``[lo, hi]``), or None if none is.
+
+    ``end`` is the next grid point, or ``hi`` if that comes first (None: no
+    upper end).  A grid point equal to ``hi`` gets the empty cell ``[hi, hi)``.
+    """
+    index = cell_of(value, step)
+    if released_value(index, step, lo) != value:
+        return None
+    end = (index + 1) * step
+    return (value, end if hi is None or end < hi else hi)
+
+
+def cell_span(lo: Fraction, hi: Fraction, step: Fraction) -> tuple[int, int]:
+    """The first and last indices of the grid cells that meet ``[lo, hi)`` (the one cell of ``lo`` if ``lo == hi``)."""
+    first, last = cell_of(lo, step), cell_of(hi, step)
+    if hi == last * step and last > first:
+        last -= 1
+    return first, last
+
+
+def released_values(lo: Fraction, hi: Fraction, step: Fraction, *, limit: int) -> list[Fraction]:
+    """Every value a draw from ``[lo, hi]`` can be released as, in increasing order.
+
+    Raises :class:`InvalidArgument` naming ``grid`` when there are more than ``limit``.
+    """
+    first, last = cell_span(lo, hi, step)
+    if last - first + 1 > limit:
+        raise InvalidArgument(f"grid={step} gives {last - first + 1} cells; at most {limit}", parameter="grid", value=step)
+    return [released_value(index, step, lo) for index in range(first, last + 1)]
 
 
 def locate_in_table(prefix: list[arb], precision: int, u: int, k: int) -> int | None:

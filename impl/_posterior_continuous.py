@@ -38,7 +38,7 @@ from flint import fmpq, fmpq_poly
 from expmech.spec import BetaPrior, InvalidArgument, LogLikelihood, RationalRange
 from expmech.spec._errors import describe
 
-from ._lazy import draw_lazily, grid_step, locate_exactly
+from ._lazy import cell_span, draw_lazily, grid_step, locate_exactly, released_cell, released_value, released_values
 from ._loglinear import LogLinear
 from ._mechanism import PrivacyLoss
 from ._random import resolve_rng
@@ -185,17 +185,15 @@ class ContinuousPosteriorDistribution:
         return self.cdf(end) - self.cdf(start)
 
     def cell(self, value: Any, *, grid_bits: Any = None, grid: Any = None) -> tuple[Fraction, Fraction]:
-        """The interval of draws released as ``value`` (a grid multiple in [a, b], or ``a``)."""
+        """The interval of draws released as ``value`` (a grid multiple in [a, b], or ``a``; see ``expmech.impl._lazy``)."""
         step = grid_step(grid_bits, grid)
         lo, hi = self.interval
-        v = _rational(value)
-        if v == lo:
-            index = (lo / step).__floor__()
-        elif (v / step).denominator == 1 and lo < v < hi:
-            index = int(v / step)
-        else:
+        found = released_cell(self._point(value, "value"), step, lo, hi)
+        if found is None:
             raise InvalidArgument(f"value={describe(value)} is not released on the grid of step {step} in [{lo}, {hi}]", parameter="value", value=value)
-        return max(index * step, lo), min((index + 1) * step, hi)
+        start, end = found
+        assert end is not None
+        return start, end
 
     def cell_probability(self, value: Any, *, grid_bits: Any = None, grid: Any = None) -> Fraction:
         """The exact probability that a draw rounded to the grid is released as ``value``."""
@@ -204,39 +202,26 @@ class ContinuousPosteriorDistribution:
 
     def cells(self, *, grid_bits: Any = None, grid: Any = None) -> dict[Fraction, Fraction]:
         """Every released value with its exact probability (at most 65536 cells)."""
-        step = grid_step(grid_bits, grid)
-        starts = self._starts(step)
-        if len(starts) > _MAX_CELLS:
-            raise InvalidArgument(f"grid={step} gives {len(starts)} cells; at most {_MAX_CELLS}", parameter="grid", value=step)
-        bounds = starts + [self.interval[1]]
-        return {start: self.mass(start, end) for start, end in zip(bounds, bounds[1:])}
-
-    def _starts(self, step: Fraction) -> list[Fraction]:
         lo, hi = self.interval
-        first, last = (lo / step).__floor__(), (hi / step).__ceil__() - 1
-        return [max(i * step, lo) for i in range(first, last + 1)]
+        starts = released_values(lo, hi, grid_step(grid_bits, grid), limit=_MAX_CELLS)
+        bounds = starts + [hi]
+        return {start: self.mass(start, end) for start, end in zip(bounds, bounds[1:])}
 
     def sample(self, *, rng: random.Random | None = None, grid_bits: Any = None, grid: Any = None) -> Fraction:
         """One exact draw, released on the grid (see the module docstring)."""
         generator = resolve_rng(rng)
         step = grid_step(grid_bits, grid)
         lo, hi = self.interval
-        first, last = (lo / step).__floor__(), (hi / step).__ceil__() - 1
-
-        def start(i: int) -> Fraction:
-            return max(i * step, lo)
-
-        def end(i: int) -> Fraction:
-            return min((i + 1) * step, hi)
+        first, last = cell_span(lo, hi, step)
 
         def side(j: int, offset: int, u: int, k: int) -> int:
             """The exact sign of (u + offset)/2^k − F(end of cell first + j)."""
-            difference = Fraction(u + offset, 1 << k) - self.cdf(end(first + j))
+            difference = Fraction(u + offset, 1 << k) - self.cdf(min((first + j + 1) * step, hi))
             return (difference > 0) - (difference < 0)
 
         def locate(u: int, k: int) -> Fraction | None:
             found = locate_exactly(last - first, lambda j, offset: side(j, offset, u, k))
-            return None if found is None else start(first + found)
+            return None if found is None else released_value(first + found, step, lo)
 
         return draw_lazily(locate, generator)
 

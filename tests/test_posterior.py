@@ -605,3 +605,30 @@ def test_lazy_draws_reveal_more_bits_when_u_straddles_a_cell_boundary():
     assert Fraction(u, 2**64) < lo and hi < Fraction(u + 1, 2**64)
     assert tempered.sample(rng=_ScriptedBits([u, 2**64 - 1] + [0] * 20)) == Fraction(1, 2)
     assert tempered.sample(rng=_ScriptedBits([u, 0] + [0] * 20)) == Fraction(2, 5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    ends=st.lists(st.integers(1, 99), min_size=2, max_size=2, unique=True),
+    step=st.builds(Fraction, st.integers(1, 60), st.integers(1, 40)),
+)
+def test_continuous_posterior_and_mechanism_release_on_the_same_grid(ends, step):
+    """Both continuous samplers release [a, b] on the same values; a uniform posterior's cells are their lengths over b − a."""
+    from expmech.impl import ExponentialMechanism
+    from expmech.spec import QualityFunction, size
+
+    lo, hi = (Fraction(e, 100) for e in sorted(ends))
+    # the released values written out: a, then every multiple of the step strictly inside (a, b)
+    expected = [lo] + [k * step for k in range(int(lo / step) + 1, -(-hi // step)) if lo < k * step < hi]
+    posterior = PosteriorSampling(_interval_likelihood(lo, hi), epsilon=1, base_measure=BetaPrior(1, 1)).distribution([])
+    cells = posterior.cells(grid=step)
+    assert list(cells) == expected
+    bounds = expected + [hi]
+    assert cells == {s: (e - s) / (hi - lo) for s, e in zip(bounds, bounds[1:])}
+    for s, e in zip(bounds, bounds[1:]):
+        assert posterior.cell(s, grid=step) == (s, e) and posterior.cell_probability(s, grid=step) == (e - s) / (hi - lo)
+    space = OutputSpace(r=RationalRange(lo, hi))
+    schema = RecordSchema(x=IntRange(0, 3))
+    flat = QualityFunction(-sympy.Abs(count(schema["x"] <= space["r"]) - size() / 2), schema=schema, outputs=space, name="median")
+    mechanism = ExponentialMechanism(flat, epsilon=1, outputs=space).distribution([1, 2])
+    assert list(mechanism.cells(grid=step)) == expected
