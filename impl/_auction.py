@@ -167,7 +167,7 @@ class DigitalGoodsAuction:
         checked = self._bids(bids)
         index = _bidder(bidder, len(checked))
         v = _rational(value, "value")
-        rule = posted_price_utility if utility is None else utility
+        rule = _utility_rule(utility)
         dist = self._mechanism.distribution(checked)
         numerator = ExpSum.weighted_exps(
             (_utility_value(rule, v, checked[index], p), self._epsilon * score) for p, score in zip(self._prices, dist.scores)
@@ -180,6 +180,7 @@ class DigitalGoodsAuction:
         ``values`` are the bidders' true values (each one of the reports).
         """
         truthful_bids = self._bids(values)
+        _utility_rule(utility)
         result = []
         for i, v in enumerate(truthful_bids):
             truthful = self.expected_utility(truthful_bids, bidder=i, value=v, utility=utility)
@@ -237,6 +238,15 @@ def _bidder(bidder: Any, count: int) -> int:
     if not 0 <= bidder < count:
         raise InvalidArgument(f"bidder={bidder} must be in 0..{count - 1}", parameter="bidder", value=bidder)
     return bidder
+
+
+def _utility_rule(utility: Any) -> Utility:
+    """``utility`` itself, :func:`posted_price_utility` for None; InvalidType naming ``utility`` if it cannot be called."""
+    if utility is None:
+        return posted_price_utility
+    if not callable(utility):
+        raise InvalidType(f"utility={describe(utility)} must be a callable utility(value, report, price)", parameter="utility", value=utility)
+    return utility
 
 
 def _utility_value(rule: Utility, value: Fraction, report: Fraction, price: Fraction) -> Fraction:

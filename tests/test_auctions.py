@@ -154,6 +154,9 @@ def test_bad_input_is_refused_by_name():
         check_truthfulness("auction", [1])
     with pytest.raises(InvalidArgument, match="epsilon=-1"):
         check_truthfulness(auction, [1], epsilon=-1)
+    for call in (lambda: auction.incentives([1], utility=3), lambda: check_truthfulness(auction, [1], utility="u")):
+        with pytest.raises(InvalidType, match="utility=.* must be a callable"):
+            call()
 
 
 def _auction_certificate():

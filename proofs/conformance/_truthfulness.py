@@ -19,8 +19,8 @@ from typing import Any
 
 import sympy
 
-from expmech.impl import DigitalGoodsAuction, ExpRatio, ExpSum, posted_price_utility
-from expmech.impl._auction import Utility, _utility_value
+from expmech.impl import DigitalGoodsAuction, ExpRatio, ExpSum
+from expmech.impl._auction import Utility, _utility_rule, _utility_value
 from expmech.spec import InvalidType, derive_epsilon
 from expmech.spec._errors import describe
 from expmech.spec._validate import nonnegative_rational
@@ -104,7 +104,7 @@ def check_truthfulness(
         eps = Fraction(int(sympy.numer(derived)), int(sympy.denom(derived)))
     else:
         eps = nonnegative_rational(epsilon, name="epsilon")
-    rule = posted_price_utility if utility is None else utility
+    rule = _utility_rule(utility)
     fixed_u = None if utility_bound is None else nonnegative_rational(utility_bound, name="utility_bound")
     checks = []
     for incentive in auction.incentives(values, utility=utility):
