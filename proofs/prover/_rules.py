@@ -51,7 +51,7 @@ from expmech.spec import DATASET_SIZE, Count, InvalidArgument, Mean, Neighbours,
 from expmech.spec._quality import _compile
 
 from ._encoding import Codes, codes_from_model, domain_constraint, variables
-from ._z3bridge import Query, QueryResult, Translator, check, maximise, q
+from ._z3bridge import Query, QueryResult, Translator, check, is_nonlinear, maximise, q
 
 __all__ = ["JOINT_TOTAL", "SEARCH_QUERY_COST", "SEARCH_RLIMIT", "SEARCH_TOTAL", "LinearForm", "Maximum", "NoRule", "Prover", "Unknown", "linear_form"]
 
@@ -60,6 +60,8 @@ n = DATASET_SIZE
 #: a search may give up where a proof may not (z3's rlimit count is deterministic).
 SEARCH_RLIMIT = 400_000
 SEARCH_TOTAL = 1_500_000
+#: Record × output combinations up to which a nonlinear maximum is guessed by exact enumeration, not Optimize.
+ENUMERATION_LIMIT = 4096
 SEARCH_QUERY_COST = 20_000  # the least a search query is charged, so their number is bounded too
 #: What all of one proof's joint-encoding queries may use together (a deep expression gives up early).
 JOINT_TOTAL = 2_000_000
@@ -244,16 +246,26 @@ class Prover:
         purpose: str,
         *,
         guesses: tuple[int, ...] = (),
+        enumerated: Callable[[], Fraction | None] | None = None,
     ) -> Maximum | None:
         """The certified maximum (or supremum) of a z3 objective; None when unbounded; Unknown when inconclusive.
 
-        ``guesses`` are candidate maxima tried before z3 Optimize, largest first
-        (a count's change is 1 or 0).
+        ``guesses`` are candidate maxima tried first, largest first (a count's
+        change is 1 or 0).  z3 ``Optimize`` guesses only where it is steady — a
+        linear query; for a nonlinear one the guess is ``enumerated()``, the
+        exact maximum over small finite domains, when it can be had.  Every
+        guess is certified by the two plain calls.
         """
         for guess in guesses:
             found = self._certify(objective, evaluate, constraints, purpose, Fraction(guess), attained_required=True)
             if found is not None:
                 return found
+        if enumerated is not None and is_nonlinear(constraints + [objective >= 0]):
+            value = enumerated()
+            if value is not None:
+                found = self._certify(objective, evaluate, constraints, purpose, value, attained_required=True)
+                if found is not None:
+                    return found
         kind, value = maximise(objective, constraints, rlimit=self.rlimit, timeout_ms=self.timeout_ms)
         if kind == "unknown":
             raise Unknown(f"z3 could not optimise {purpose}")
@@ -290,6 +302,48 @@ class Prover:
         self.remember(attained.model)
         return Maximum(value, True)
 
+    def _table(self, term: sympy.Expr) -> list[list[Fraction]] | None:
+        """``term`` at every (output, record) of small finite domains, exactly (undefined points left out); else None."""
+        records = 1
+        for _, _, domain in self.quality.schema.items():
+            if not domain.is_finite:
+                return None
+            records *= len(domain.codes())
+        space = self.quality.output_space
+        if not space.is_finite or records * len(self.quality.outputs()) > ENUMERATION_LIMIT:
+            return None
+        import itertools
+
+        symbols = [sym for _, sym, _ in self.quality.schema.items()]
+        combos = [dict(zip(symbols, c)) for c in itertools.product(*[d.codes() for _, _, d in self.quality.schema.items()])]
+        evaluate = _compile(term)
+        table = []
+        for r in self.quality.outputs():
+            output = space.encode(r)
+            row = []
+            for codes in combos:
+                try:
+                    row.append(Fraction(evaluate({**codes, **output}, [])))
+                except (ZeroDivisionError, QualityError):
+                    continue
+            if row:
+                table.append(row)
+        return table or None
+
+    def _enumerated_change(self, term: sympy.Expr) -> Callable[[], Fraction | None]:
+        def value() -> Fraction | None:
+            table = self._table(term)
+            return None if table is None else max(max(row) - min(row) for row in table)
+
+        return value
+
+    def _enumerated_extreme(self, term: sympy.Expr, sign: int) -> Callable[[], Fraction | None]:
+        def value() -> Fraction | None:
+            table = self._table(term)
+            return None if table is None else max(sign * v for row in table for v in row)
+
+        return value
+
     # -- linear forms ---------------------------------------------------------------------
 
     def term_range(self, term: sympy.Expr, shift: sympy.Expr, label: Any) -> tuple[Maximum, Maximum] | None:
@@ -304,11 +358,12 @@ class Prover:
         constraints = self.output_domain + self.record_domain["a"] + [self.defined(term + shift, "a")]
         guesses = (1, 0) if _is_indicator(term) and shift == 0 else ()
         high = self.certified_max(
-            value, lambda m: self.exact(term + shift, m, "a"), constraints, f"largest record term of {label}", guesses=guesses
+            value, lambda m: self.exact(term + shift, m, "a"), constraints, f"largest record term of {label}", guesses=guesses,
+            enumerated=self._enumerated_extreme(term + shift, 1),
         )
         low = self.certified_max(
             -value, lambda m: _negate(self.exact(term + shift, m, "a")), constraints, f"largest negated record term of {label}",
-            guesses=(0,) if guesses else (),
+            guesses=(0,) if guesses else (), enumerated=self._enumerated_extreme(term + shift, -1),
         )
         if high is None or low is None:
             return None
@@ -328,7 +383,9 @@ class Prover:
             return None if after is None or before is None else after - before
 
         guesses = (1, 0) if _is_indicator(term) else ()
-        found = self.certified_max(objective, evaluate, constraints, f"one-record change of {label}", guesses=guesses)
+        found = self.certified_max(
+            objective, evaluate, constraints, f"one-record change of {label}", guesses=guesses, enumerated=self._enumerated_change(term)
+        )
         self._forms[key] = found
         return found
 

@@ -38,6 +38,7 @@ __all__ = [
     "as_bool",
     "as_number",
     "check",
+    "is_nonlinear",
     "maximise",
     "partial_nodes",
     "q",
@@ -150,6 +151,11 @@ def _logic(assertions: list[z3.BoolRef]) -> str:
         if z3.Probe(probe)(goal):
             return logic
     return "QF_NIRA"
+
+
+def is_nonlinear(assertions: list[Any]) -> bool:
+    """Whether the assertions leave linear arithmetic (by z3's probes)."""
+    return _logic(assertions).startswith("QF_N")
 
 
 def _declared(solver: z3.Solver) -> list[z3.ExprRef]:
