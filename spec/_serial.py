@@ -103,8 +103,10 @@ def _expr_from_tree(tree: Any, symbols: dict[str, sympy.Symbol]) -> sympy.Basic:
         raise InvalidArgument(f"node {describe(node)} is not in the quality-function language", parameter="expr", value=node)
     children = [_expr_from_tree(a, symbols) for a in args]
     cls = _NODES[node]
-    if cls in (sympy.Eq, sympy.Ne, sympy.Max, sympy.Min):
-        return cls(*children, evaluate=False)  # as written: Max/Min arguments are already canonical
+    if cls in (sympy.Eq, sympy.Ne, sympy.Max, sympy.Min, sympy.Add, sympy.Mul, sympy.Pow, sympy.Abs):
+        # rebuilt as written: the arguments were serialised in sympy's canonical order, and
+        # evaluating again (sympy's pairwise Max comparisons, Abs's sign analysis) costs time, not meaning
+        return cls(*children, evaluate=False)
     return cls(*children)
 
 

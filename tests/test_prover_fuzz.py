@@ -142,3 +142,13 @@ def test_black_boxes_that_raise_get_a_quality_error(make):
         falsify(quality, neighbours="replace-one", claimed=1, outputs=range(4), schema=RecordSchema(v=IntRange(0, 3)), max_examples=20)
     with pytest.raises(QualityError):
         exhaustive_check(quality, neighbours="add-remove", claimed=1, records=[0, 1], outputs=range(4), max_size=2)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(quality_functions())
+def test_generated_quality_functions_survive_the_certificate_round_trip(q):
+    """quality_from_json(quality_to_json(q)) is q: same canonical text and sha256, so check rebuilds what was certified."""
+    from expmech.spec import quality_from_json, quality_to_json
+
+    again = quality_from_json(quality_to_json(q))
+    assert again == q and again.sha256 == q.sha256

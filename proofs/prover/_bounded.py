@@ -79,6 +79,7 @@ def find_pair(
     not survive exact re-evaluation.
     """
     quality = prover.quality
+    prover.last_search_unknown = False
     replace = prover.neighbours is Neighbours.REPLACE_ONE
     if replace and size < 1:
         return None
@@ -129,6 +130,7 @@ def find_pair(
         return None
     answer = check(constraints + [exceeds], rlimit=budget, timeout_ms=prover.timeout_ms, export=False)
     prover.search_left -= max(answer.rlimit_used, SEARCH_QUERY_COST)
+    prover.last_search_unknown = answer.status == "unknown"
     if answer.status != "sat" or answer.model is None:
         return None
     model = answer.model
@@ -195,4 +197,6 @@ def search_sizes(
             found = find_pair(prover, size, threshold, strict=strict, pattern=pattern, budget=budget)
             if found is not None:
                 return found
+            if not all_patterns and prover.last_search_unknown:
+                return None  # the solver gave up at this size: larger ones are no easier
     return None

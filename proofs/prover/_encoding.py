@@ -18,7 +18,7 @@ from typing import Any
 import sympy
 import z3
 
-from expmech.spec import Booleans, Categories, Domain, Grid, IntRange, InvalidArgument, RationalRange
+from expmech.spec import Booleans, Categories, Domain, Grid, InvalidArgument
 from expmech.spec._language import _Space
 
 from ._z3bridge import q

@@ -26,10 +26,13 @@ from expmech.spec import Count, InvalidArgument, Mean, Neighbours, Size, Total
 
 from ._bounded import ConcretePair, confirm, search_sizes
 from ._encoding import codes_from_model
-from ._rules import AGGREGATES, Prover, Unknown, has_data
+from ._rules import Prover, Unknown, has_data
 from ._z3bridge import Query, Translator, check, q
 
 __all__ = ["JointOutcome", "applies", "joint_bound", "tighten"]
+
+#: The budget of one query turning a joint model into concrete datasets.
+CONCRETISE_RLIMIT = 200_000
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,5 @@ def _concretise(prover: Prover, model: dict[str, Any], candidate: Fraction, star
             if found is not None:
                 return found
     sizes = sorted({size, max(start, 1), max(start, 1) + 1})
-    return search_sizes(prover, sizes, lambda _size: candidate, strict=True)
+    return search_sizes(prover, sizes, lambda _size: candidate, strict=True, all_patterns=False, budget=CONCRETISE_RLIMIT)
 
-
-_ = AGGREGATES

@@ -47,7 +47,7 @@ from typing import Any
 import sympy
 import z3
 
-from expmech.spec import DATASET_SIZE, Count, InvalidArgument, Mean, Neighbours, QualityError, QualityFunction, Size, Total
+from expmech.spec import DATASET_SIZE, Count, Mean, Neighbours, QualityError, QualityFunction, Size, Total
 from expmech.spec._quality import _compile
 
 from ._encoding import Codes, codes_from_model, domain_constraint, variables
@@ -64,7 +64,7 @@ SEARCH_TOTAL = 1_500_000
 ENUMERATION_LIMIT = 4096
 SEARCH_QUERY_COST = 20_000  # the least a search query is charged, so their number is bounded too
 #: What all of one proof's joint-encoding queries may use together (a deep expression gives up early).
-JOINT_TOTAL = 2_000_000
+JOINT_TOTAL = 1_000_000
 AGGREGATES = (Count, Total, Mean, Size)
 ZERO = sympy.Integer(0)
 
@@ -180,6 +180,7 @@ class Prover:
         self.queries: list[Query] = []
         self.search_left = SEARCH_TOTAL  # rlimit left for search queries
         self.joint_left = JOINT_TOTAL  # rlimit left for joint-encoding queries
+        self.last_search_unknown = False
         self.record_seeds: list[Codes] = []
         self.output_seeds: list[Codes] = []
         self.output_vars = variables("out_", quality.output_space)
@@ -206,7 +207,8 @@ class Prover:
 
     def defined(self, expr: sympy.Basic, tag: str) -> Any:
         """The condition under which ``expr`` evaluates without dividing by zero."""
-        return z3.Not(self._translators[tag].undefined(expr))
+        undefined = self._translators[tag].undefined(expr)
+        return z3.BoolVal(True) if z3.is_false(undefined) else z3.Not(undefined)
 
     def run(self, assertions: list[Any], purpose: str, expected: str) -> QueryResult:
         """One plain solver call; recorded as evidence when it answers what the proof needs."""
@@ -426,7 +428,7 @@ class Prover:
             after, before = self.exact(term, model, "b"), self.exact(term, model, "a")
             return None if after is None or before is None else after - before
 
-        guard = z3.And(self.defined(term, "a"), self.defined(term, "b"))
+        guard = _guarded(self.defined(term, "a"), self.defined(term, "b"))
         self.theorem_checks.append((self.translate(term, "b") - self.translate(term, "a"), guard, bound, evaluate))
 
     def _theorem_term(self, term: sympy.Expr, bound: Fraction) -> None:
@@ -444,11 +446,11 @@ class Prover:
         if not checks:
             return None
         constraints = self.output_domain + self.record_domain["a"] + self.record_domain["b"]
-        above = check(constraints + [z3.Or(*[z3.And(g, o > q(b)) for o, g, b in checks])], rlimit=self.rlimit, timeout_ms=self.timeout_ms)
+        above = check(constraints + [z3.Or(*[_guarded(g, o > q(b)) for o, g, b in checks])], rlimit=self.rlimit, timeout_ms=self.timeout_ms)
         if above.status != "unsat":
             raise Unknown(f"z3 could not confirm the indicator bounds ({above.status} {above.reason})".strip())
         self.queries.append(Query("a count term changes by more than its indicator bound", "unsat", above))
-        attained = check(constraints + [z3.Or(*[z3.And(g, o >= q(b)) for o, g, b in checks])], rlimit=self.rlimit, timeout_ms=self.timeout_ms)
+        attained = check(constraints + [z3.Or(*[_guarded(g, o >= q(b)) for o, g, b in checks])], rlimit=self.rlimit, timeout_ms=self.timeout_ms)
         if attained.status != "sat" or attained.model is None:
             return False
         model = attained.model
@@ -583,6 +585,11 @@ class Prover:
         raise NoRule(f"no rule for {type(expr).__name__}")
 
 
+def _guarded(guard: Any, condition: Any) -> Any:
+    """``guard ∧ condition``, without the conjunction when the guard is plainly true."""
+    return condition if z3.is_true(guard) else z3.And(guard, condition)
+
+
 def _largest(bounds: list[sympy.Expr]) -> sympy.Expr:
     """``Max`` of bounds: numbers compared exactly, the rest left to sympy once."""
     unique = sorted(set(bounds), key=sympy.default_sort_key)
@@ -619,5 +626,3 @@ def rational(value: Fraction) -> sympy.Rational:
     """A Fraction as a sympy Rational."""
     return _rational(value)
 
-
-_ = InvalidArgument  # re-exported for callers catching translation errors

@@ -47,7 +47,7 @@ from ._bounded import ConcretePair, search_sizes
 from ._claims import Comparison, at_least, parse_claim, value_at
 from ._encoding import Codes, interesting_codes
 from ._joint import applies, tighten
-from ._partial import Definedness, analyse_definedness
+from ._partial import analyse_definedness
 from ._rules import NoRule, Prover, Unknown, rational
 from ._search import SearchSummary, all_records, count_multisets, decode_output, decode_record, record_space_size, search_pairs
 from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, z3_version
@@ -350,18 +350,20 @@ def prove_sensitivity(
     method = "lifted"
 
     # 4a. the quick search around the solver's models and the domains' edges
-    try:
-        run.offer_summary(
-            search_pairs(quality, _quick_records(prover), _quick_outputs(prover, restricted), relation,
-                         [s for s in range(start, 4) if s >= 1 or add_remove], exhaustive=False)
-        )
-    except QualityError as error:
-        notes.append(f"the search could not evaluate q: {error}")
+    quick_records, quick_outputs = _quick_records(prover), _quick_outputs(prover, restricted)
+    for stage in ([s for s in range(start, 3) if s >= 1 or add_remove], [3]):
+        try:
+            run.offer_summary(search_pairs(quality, quick_records, quick_outputs, relation, stage, exhaustive=False))
+        except QualityError as error:
+            notes.append(f"the search could not evaluate q: {error}")
+            break
+        if run.counterexample is not None or (finite and bound is not None and run.attaining(bound) is not None):
+            break
     witness = _witness_for(prover, run, bound, start) if attainable is not False else None
     # the theorem's bound is not attained: certify each form's exact maximum with z3 instead
     if witness is None and run.counterexample is None and failure is None and prover.used_theorem:
         refined, failure = _lift(prover, quality.expr, theorem=False)
-        if refined is not None:
+        if refined is not None and refined != bound:
             bound = refined
             finite = bound is not sympy.oo
             witness = _witness_for(prover, run, bound, start)

@@ -158,10 +158,10 @@ def is_nonlinear(assertions: list[Any]) -> bool:
     return _logic(assertions).startswith("QF_N")
 
 
-def _declared(solver: z3.Solver) -> list[z3.ExprRef]:
-    """Every constant the solver's assertions use, read from its SMT-LIB declarations (no walk in Python)."""
+def _declared(text: str) -> list[z3.ExprRef]:
+    """Every constant declared in SMT-LIB text (the solver's own declarations: no walk in Python)."""
     found = []
-    for line in solver.sexpr().splitlines():
+    for line in text.splitlines():
         if line.startswith("(declare-fun ") and line.endswith(")"):
             parts = line[len("(declare-fun ") : -1].split(" ")
             if len(parts) == 3 and parts[1] == "()" and parts[2] in ("Int", "Real", "Bool"):
@@ -194,7 +194,8 @@ def check(
     used = _rlimit_delta(solver.statistics())
     smt2 = _smt2(assertions, _logic(assertions)) if export else ""
     if answer == z3.sat:
-        return QueryResult("sat", _model(solver.model(), _declared(solver)), "", smt2, used, f"z3 {z3_version()}")
+        declared = _declared(smt2 if export else solver.sexpr())
+        return QueryResult("sat", _model(solver.model(), declared), "", smt2, used, f"z3 {z3_version()}")
     if answer == z3.unsat:
         return QueryResult("unsat", None, "", smt2, used, f"z3 {z3_version()}")
     return QueryResult("unknown", None, solver.reason_unknown(), smt2, used, f"z3 {z3_version()}")
