@@ -141,3 +141,37 @@ def test_a_supremum_that_is_not_attained_is_a_bound_and_claims_below_it_are_refu
     assert result.status is Status.PROVED and result.bound == cut and not result.tight
     below = prove_sensitivity(q, neighbours=relation, claimed=cut - Fraction(1, 1000))
     assert below.status is Status.REFUTED and cut - Fraction(1, 1000) < _exact(q, below.counterexample) < cut
+
+
+_REPLAY = """
+import json, sys, sympy
+sys.path.insert(0, {bench!r})
+from bench_proofs import nesting_family, median_family
+from expmech.proofs import prove_sensitivity
+warm = int(sys.argv[1])
+for depth in range(1, warm + 1):  # a different z3 history before the proofs compared
+    prove_sensitivity(nesting_family(depth), neighbours="replace-one")
+out = []
+for q, relation, claim in ((nesting_family(2), "replace-one", None), (median_family(5), "add-remove", None), (median_family(5), "replace-one", sympy.Rational(1, 2))):
+    r = prove_sensitivity(q, neighbours=relation, claimed=claim)
+    out.append([str(r.status), str(r.bound), r.tight, str(r.witness or r.counterexample), [x.result.smt2 for x in r.queries]])
+print(json.dumps(out))
+"""
+
+
+def test_proofs_replay_identically_in_any_process():
+    """The same proof in processes with other hash seeds and z3 histories: same verdict, bound, witness and query texts."""
+    import json
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    script = _REPLAY.format(bench=str(pathlib.Path(__file__).parent / "benchmarks"))
+    runs = []
+    for seed, warm in (("1", "0"), ("2", "2")):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-c", script, warm], capture_output=True, text=True, env=env, timeout=600)
+        assert done.returncode == 0, done.stderr
+        runs.append(json.loads(done.stdout))
+    assert runs[0] == runs[1]

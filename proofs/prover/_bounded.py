@@ -29,7 +29,7 @@ from expmech.spec import Count, InvalidArgument, Mean, Neighbours, QualityError,
 
 from ._encoding import Codes, codes_from_model, domain_constraint, variables
 from ._rules import SEARCH_QUERY_COST, SEARCH_RLIMIT, Prover
-from ._z3bridge import Translator, as_number, check, q
+from ._z3bridge import Translator, as_number, check, int_val, q
 
 __all__ = ["ConcretePair", "confirm", "find_pair", "patterns", "search_sizes"]
 
@@ -98,11 +98,11 @@ def find_pair(
     def term(node: sympy.Basic, record: dict[sympy.Symbol, Any]) -> Any:
         translator = translators[id(record)]
         if isinstance(node, Count):
-            return z3.If(translator.condition(node.args[0]), z3.IntVal(1), z3.IntVal(0))
+            return z3.If(translator.condition(node.args[0]), int_val(1), int_val(0))
         return translator.number(node.args[0])
 
-    before: dict[sympy.Basic, Any] = {Size(): z3.IntVal(size)}
-    after: dict[sympy.Basic, Any] = {Size(): z3.IntVal(size if replace else size + 1)}
+    before: dict[sympy.Basic, Any] = {Size(): int_val(size)}
+    after: dict[sympy.Basic, Any] = {Size(): int_val(size if replace else size + 1)}
     try:
         for node in sorted(quality.expr.atoms(Count, Total, Mean), key=sympy.default_sort_key):
             rest = [m * term(node, kind) if m != 1 else term(node, kind) for m, kind in zip(shape, kinds)]
@@ -110,7 +110,7 @@ def find_pair(
                 first = z3.Sum(*(rest + [term(node, changed["a"])]))
                 second = z3.Sum(*(rest + [term(node, changed["b"])]))
             else:
-                first = z3.Sum(*rest) if rest else z3.IntVal(0)
+                first = z3.Sum(*rest) if rest else int_val(0)
                 second = z3.Sum(*(rest + [term(node, changed["a"])]))
             if isinstance(node, Mean):
                 if size == 0:

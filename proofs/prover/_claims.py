@@ -28,7 +28,7 @@ import z3
 from expmech.spec import DATASET_SIZE, InvalidArgument, InvalidType
 from expmech.spec._errors import describe
 
-from ._z3bridge import Translator, check
+from ._z3bridge import Translator, check, int_var, real_var
 
 __all__ = ["Comparison", "at_least", "parse_claim", "value_at"]
 
@@ -123,7 +123,7 @@ def at_least(a: sympy.Expr, b: sympy.Expr, *, start: int = 1, rlimit: int = 2_00
         difference = sympy.cancel(difference)
     if difference == 0 or difference.is_nonnegative is True:
         return Comparison(True, None, "sympy")
-    size = z3.Int("n")
+    size = int_var("n")
     try:
         left, right = _to_z3(a, size), _to_z3(b, size)
     except InvalidArgument:
@@ -137,7 +137,7 @@ def at_least(a: sympy.Expr, b: sympy.Expr, *, start: int = 1, rlimit: int = 2_00
             l_at, r_at = value_at(a, at), value_at(b, at)
             if l_at is not None and r_at is not None and l_at < r_at:
                 return Comparison(False, at, "z3 over integers, checked exactly")
-        real = z3.Real("n")
+        real = real_var("n")
         relaxed = check([real >= first, Translator({n: real}).number(a) < Translator({n: real}).number(b)], rlimit=rlimit, timeout_ms=timeout_ms, export=False)
         if relaxed.status == "unsat":
             return Comparison(True, None, "z3 over reals >= n")

@@ -21,7 +21,7 @@ import z3
 from expmech.spec import Booleans, Categories, Domain, Grid, InvalidArgument
 from expmech.spec._language import _Space
 
-from ._z3bridge import q
+from ._z3bridge import bool_val, int_var, q, real_var
 
 __all__ = ["Codes", "codes_from_model", "default_code", "domain_constraint", "interesting_codes", "variable", "variables"]
 
@@ -30,7 +30,7 @@ Codes = dict[sympy.Symbol, Any]
 
 def variable(name: str, domain: Domain) -> Any:
     """The z3 variable of a field or output variable: Real for rational domains, Int otherwise."""
-    return z3.Real(name) if domain.sort == "real" else z3.Int(name)
+    return real_var(name) if domain.sort == "real" else int_var(name)
 
 
 def variables(prefix: str, space: _Space) -> dict[sympy.Symbol, Any]:
@@ -69,7 +69,7 @@ def domain_constraint(var: Any, domain: Domain) -> Any:
             if count <= 2:
                 parts.extend(var == q(start + i * step) for i in range(count))
             else:
-                k = z3.Int(f"{var}_k{number}")
+                k = int_var(f"{var}_k{number}")
                 parts.append(z3.And(var == q(start) + q(step) * k, k >= 0, k <= count - 1))
         return parts[0] if len(parts) == 1 else z3.Or(*parts)
     if isinstance(domain, Booleans):
@@ -82,7 +82,7 @@ def domain_constraint(var: Any, domain: Domain) -> Any:
         bounds.append(var >= q(lo))
     if hi is not None:
         bounds.append(var <= q(hi))
-    return z3.And(*bounds) if bounds else z3.BoolVal(True)
+    return z3.And(*bounds) if bounds else bool_val(True)
 
 
 def default_code(domain: Domain) -> Any:

@@ -27,7 +27,7 @@ from expmech.spec import Count, InvalidArgument, Mean, Neighbours, Size, Total
 from ._bounded import ConcretePair, confirm, search_sizes
 from ._encoding import codes_from_model
 from ._rules import Prover, Unknown, has_data
-from ._z3bridge import Query, Translator, check, q
+from ._z3bridge import Query, Translator, check, int_var, q, real_var
 
 __all__ = ["JointOutcome", "applies", "joint_bound", "tighten"]
 
@@ -62,7 +62,7 @@ def joint_bound(prover: Prover, expr: sympy.Expr, candidate: Fraction, *, start:
     if not applies(expr):
         return JointOutcome(False, None, ())
     aggregates = sorted(expr.atoms(Count, Total), key=sympy.default_sort_key)
-    size = z3.Int("n")
+    size = int_var("n")
     constraints = [size >= start] + prover.output_domain + prover.record_domain["a"] + prover.record_domain["b"]
     before: dict[sympy.Basic, Any] = {}
     after: dict[sympy.Basic, Any] = {}
@@ -72,14 +72,14 @@ def joint_bound(prover: Prover, expr: sympy.Expr, candidate: Fraction, *, start:
         term = sympy.Piecewise((sympy.Integer(1), body), (sympy.Integer(0), True)) if isinstance(node, Count) else body
         others = size - 1 if replace else size
         if isinstance(node, Count):  # an indicator: the other records contribute between 0 and their number
-            rest = z3.Int(f"rest_{index}")
+            rest = int_var(f"rest_{index}")
             constraints += [rest <= others, rest >= 0]
         else:
             ranges = prover.term_range(term, sympy.Integer(0), f"total({body})")
             if ranges is None:
                 return JointOutcome(False, None, ())
             high, low = ranges
-            rest = z3.Real(f"rest_{index}")
+            rest = real_var(f"rest_{index}")
             constraints += [rest <= others * q(high.value), rest >= -(others * q(low.value))]
         a, b = prover.translate(term, "a"), prover.translate(term, "b")
         if replace:

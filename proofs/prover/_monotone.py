@@ -35,7 +35,7 @@ from ._rules import NoRule as _NoRule
 from ._rules import Prover as _Prover
 from ._rules import Unknown as _Unknown
 from ._search import all_records, count_multisets, decode_output, decode_record, neighbour_index_pairs, record_space_size, score_table
-from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, check, z3_version
+from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, check, fresh_context, z3_version
 
 __all__ = ["MonotonicityResult", "prove_monotone"]
 
@@ -188,6 +188,14 @@ def prove_monotone(
     for name, value in (("rlimit", rlimit), ("timeout_ms", timeout_ms), ("search_size", search_size), ("search_budget", search_budget)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise InvalidArgument(f"{name}={describe(value)} must be an int >= 1", parameter=name, value=value)
+    with fresh_context():
+        return _prove(quality, relation, rlimit, timeout_ms, search_size, outputs, search_budget)
+
+
+def _prove(
+    quality: QualityFunction, relation: Neighbours, rlimit: int, timeout_ms: int, search_size: int, outputs: Any, search_budget: int
+) -> MonotonicityResult:
+    """prove_monotone's work on validated arguments, inside the proof's own z3 context."""
     prover = _Prover(quality, relation, rlimit, timeout_ms)
     defined = analyse_definedness(quality, add_remove=relation is Neighbours.ADD_REMOVE, rlimit=rlimit, timeout_ms=timeout_ms)
     prover.queries.extend(defined.queries)

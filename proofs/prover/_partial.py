@@ -33,7 +33,7 @@ from expmech.spec._quality import _compile
 
 from ._encoding import Codes, codes_from_model, domain_constraint, interesting_codes, variables
 from ._search import decode_output, decode_record
-from ._z3bridge import Query, Translator, check, partial_nodes
+from ._z3bridge import Query, Translator, bool_val, check, int_val, int_var, partial_nodes, q, real_val, real_var
 
 __all__ = ["Definedness", "analyse_definedness"]
 
@@ -69,18 +69,18 @@ def _aggregate_environment(quality: QualityFunction, size: Any, empty: bool) -> 
     nodes = sorted(quality.expr.atoms(Count, Total, Mean), key=sympy.default_sort_key)
     for index, node in enumerate(nodes):
         if empty:
-            env[node] = z3.IntVal(0) if isinstance(node, Count) else z3.RealVal(0)
+            env[node] = int_val(0) if isinstance(node, Count) else real_val(0)
             continue
         if isinstance(node, Count):
-            value = z3.Int(f"agg_{index}")
+            value = int_var(f"agg_{index}")
             constraints += [value >= 0, value <= size]
         else:
-            value = z3.Real(f"agg_{index}")
+            value = real_var(f"agg_{index}")
             bounds = _field_bounds(node.args[0], quality)
             if bounds is not None:
                 lo, hi = bounds
                 scale = 1 if isinstance(node, Mean) else size
-                constraints += [value >= scale * z3.Q(lo.numerator, lo.denominator), value <= scale * z3.Q(hi.numerator, hi.denominator)]
+                constraints += [value >= scale * q(lo), value <= scale * q(hi)]
         env[node] = value
     return env, constraints
 
@@ -97,11 +97,11 @@ def analyse_definedness(quality: QualityFunction, *, add_remove: bool, rlimit: i
     suspects = partial_nodes(expr)
     total, doubt = True, ""
     if suspects:
-        size = z3.Int("n")
+        size = int_var("n")
         env, constraints = _aggregate_environment(quality, size, empty=False)
 
         def aggregate_undefined(node: sympy.Basic) -> Any:
-            return body.undefined(node.args[0]) if node.args else z3.BoolVal(False)
+            return body.undefined(node.args[0]) if node.args else bool_val(False)
 
         outer = Translator({**env, **outputs}, aggregate_undefined=aggregate_undefined)
         try:
@@ -132,10 +132,10 @@ def _defined_when_empty(
     quality: QualityFunction, outputs: dict[sympy.Symbol, Any], output_domain: list[Any], rlimit: int, timeout_ms: int
 ) -> tuple[bool, Query | None]:
     expr = quality.expr
-    env, _ = _aggregate_environment(quality, z3.IntVal(0), empty=True)
+    env, _ = _aggregate_environment(quality, int_val(0), empty=True)
 
     def aggregate_undefined(node: sympy.Basic) -> Any:
-        return z3.BoolVal(isinstance(node, Mean))
+        return bool_val(isinstance(node, Mean))
 
     try:
         undefined = Translator({**env, **outputs}, aggregate_undefined=aggregate_undefined).undefined(expr)

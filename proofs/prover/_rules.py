@@ -51,7 +51,7 @@ from expmech.spec import DATASET_SIZE, Count, Mean, Neighbours, QualityError, Qu
 from expmech.spec._quality import _compile
 
 from ._encoding import Codes, codes_from_model, domain_constraint, variables
-from ._z3bridge import Query, QueryResult, Translator, check, is_nonlinear, maximise, q
+from ._z3bridge import Query, QueryResult, Translator, bool_val, check, is_nonlinear, maximise, q
 
 __all__ = ["JOINT_TOTAL", "SEARCH_QUERY_COST", "SEARCH_RLIMIT", "SEARCH_TOTAL", "LinearForm", "Maximum", "NoRule", "Prover", "Unknown", "linear_form"]
 
@@ -208,7 +208,7 @@ class Prover:
     def defined(self, expr: sympy.Basic, tag: str) -> Any:
         """The condition under which ``expr`` evaluates without dividing by zero."""
         undefined = self._translators[tag].undefined(expr)
-        return z3.BoolVal(True) if z3.is_false(undefined) else z3.Not(undefined)
+        return bool_val(True) if z3.is_false(undefined) else z3.Not(undefined)
 
     def run(self, assertions: list[Any], purpose: str, expected: str) -> QueryResult:
         """One plain solver call; recorded as evidence when it answers what the proof needs."""

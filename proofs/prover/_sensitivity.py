@@ -50,7 +50,7 @@ from ._joint import applies, tighten
 from ._partial import analyse_definedness
 from ._rules import NoRule, Prover, Unknown, rational
 from ._search import SearchSummary, all_records, count_multisets, decode_output, decode_record, record_space_size, search_pairs
-from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, z3_version
+from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, fresh_context, z3_version
 
 __all__ = ["SensitivityResult", "Witness", "prove_sensitivity"]
 
@@ -323,6 +323,21 @@ def prove_sensitivity(
         if not outputs:
             raise InvalidArgument("outputs must not be empty", parameter="outputs", value=outputs)
         restricted = [quality.output_space.encode(r, name="outputs[…]") for r in outputs]
+    with fresh_context():
+        return _prove(quality, relation, claim, rlimit, timeout_ms, search_size, search_budget, restricted)
+
+
+def _prove(
+    quality: QualityFunction,
+    relation: Neighbours,
+    claim: sympy.Expr | None,
+    rlimit: int,
+    timeout_ms: int,
+    search_size: int,
+    search_budget: int,
+    restricted: list[Codes] | None,
+) -> SensitivityResult:
+    """prove_sensitivity's work on validated arguments, inside the proof's own z3 context."""
     add_remove = relation is Neighbours.ADD_REMOVE
     prover = Prover(quality, relation, rlimit, timeout_ms)
     defined = analyse_definedness(quality, add_remove=add_remove, rlimit=rlimit, timeout_ms=timeout_ms)

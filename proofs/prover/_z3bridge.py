@@ -17,8 +17,9 @@ solver's declarations.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -37,11 +38,18 @@ __all__ = [
     "Translator",
     "as_bool",
     "as_number",
+    "bool_val",
     "check",
+    "context",
+    "fresh_context",
+    "int_val",
+    "int_var",
     "is_nonlinear",
     "maximise",
     "partial_nodes",
     "q",
+    "real_val",
+    "real_var",
     "z3_version",
 ]
 
@@ -79,10 +87,60 @@ class Query:
     result: QueryResult
 
 
+_CONTEXTS: list[z3.Context] = []
+
+
+@contextlib.contextmanager
+def fresh_context() -> Iterator[z3.Context]:
+    """A new z3 context for the terms and solvers of one proof.
+
+    z3's heuristics follow the identifiers its terms get, which depend on every
+    term created before in the same context; a proof in its own context asks
+    the same questions and gets the same answers in any process, so a checker
+    that re-runs it regenerates the same queries and the same verdict.
+    """
+    context = z3.Context()
+    _CONTEXTS.append(context)
+    try:
+        yield context
+    finally:
+        _CONTEXTS.pop()
+
+
+def context() -> z3.Context | None:
+    """The context of the proof under way (None: z3's main context)."""
+    return _CONTEXTS[-1] if _CONTEXTS else None
+
+
+def int_var(name: str) -> Any:
+    """An integer variable in the current context."""
+    return z3.Int(name, ctx=context())
+
+
+def real_var(name: str) -> Any:
+    """A real variable in the current context."""
+    return z3.Real(name, ctx=context())
+
+
+def int_val(value: int) -> Any:
+    """An integer numeral in the current context."""
+    return z3.IntVal(value, ctx=context())
+
+
+def real_val(value: int) -> Any:
+    """A real numeral in the current context."""
+    return z3.RealVal(value, ctx=context())
+
+
+def bool_val(value: bool) -> Any:
+    """``True`` or ``False`` in the current context."""
+    return z3.BoolVal(value, ctx=context())
+
+
 def q(value: Fraction | int) -> Any:
     """An exact numeral: a Python ``int`` for an integer (z3 gives it the sort of the term it meets), else ``z3.Q``."""
     value = Fraction(value)
-    return z3.Q(value.numerator, value.denominator) if value.denominator != 1 else value.numerator
+    return z3.Q(value.numerator, value.denominator, ctx=context()) if value.denominator != 1 else value.numerator
 
 
 def _value(v: Any) -> Fraction | int | bool:
@@ -133,7 +191,7 @@ def _rlimit_delta(statistics: Any) -> int:
 
 
 def _smt2(assertions: Iterable[z3.BoolRef], logic: str) -> str:
-    solver = z3.Solver()
+    solver = z3.Solver(ctx=context())
     solver.add(*assertions)
     body = solver.to_smt2()
     body = body.replace("; benchmark generated from python API\n", "")
@@ -145,10 +203,10 @@ _LOGICS = (("is-qflia", "QF_LIA"), ("is-qflra", "QF_LRA"), ("is-qflira", "QF_LIR
 
 def _logic(assertions: list[z3.BoolRef]) -> str:
     """The SMT-LIB logic of the assertions, classified by z3's own probes (a walk in C, not in Python)."""
-    goal = z3.Goal()
+    goal = z3.Goal(ctx=context())
     goal.add(*assertions)
     for probe, logic in _LOGICS:
-        if z3.Probe(probe)(goal):
+        if z3.Probe(probe, ctx=context())(goal):
             return logic
     return "QF_NIRA"
 
@@ -166,7 +224,7 @@ def _declared(text: str) -> list[z3.ExprRef]:
             parts = line[len("(declare-fun ") : -1].split(" ")
             if len(parts) == 3 and parts[1] == "()" and parts[2] in ("Int", "Real", "Bool"):
                 maker = {"Int": z3.Int, "Real": z3.Real, "Bool": z3.Bool}[parts[2]]
-                found.append(maker(parts[0]))
+                found.append(maker(parts[0], ctx=context()))
     return found
 
 
@@ -182,7 +240,7 @@ def check(
     ``export=False`` skips the SMT-LIB2 text (``smt2`` is empty) for a query
     that is a search, never evidence.
     """
-    solver = z3.Solver()
+    solver = z3.Solver(ctx=context())
     solver.set("rlimit", rlimit)
     solver.set("timeout", timeout_ms)
     solver.add(*assertions)
@@ -216,7 +274,7 @@ def maximise(
     certify it with plain :func:`check` calls, so it runs with ``rlimit ×
     OPTIMISE_RLIMIT_FACTOR``.
     """
-    optimiser = z3.Optimize()
+    optimiser = z3.Optimize(ctx=context())
     optimiser.set("rlimit", rlimit * OPTIMISE_RLIMIT_FACTOR)
     optimiser.set("timeout", timeout_ms)
     optimiser.add(*assertions)
@@ -258,7 +316,7 @@ def _is_positive(value: Any) -> bool:
 def as_number(term: Any) -> Any:
     """A z3 Boolean as 0/1 (the evaluator's reading of ``True``/``False`` in arithmetic); numbers unchanged."""
     if z3.is_bool(term):
-        return z3.If(term, z3.IntVal(1), z3.IntVal(0))
+        return z3.If(term, int_val(1), int_val(0))
     return term
 
 
@@ -321,13 +379,13 @@ class Translator:
 
     def _translate(self, e: sympy.Basic) -> Any:
         if isinstance(e, sympy.Integer):
-            return z3.IntVal(int(e))
+            return int_val(int(e))
         if isinstance(e, sympy.Rational):
-            return z3.Q(int(e.p), int(e.q))
+            return z3.Q(int(e.p), int(e.q), ctx=context())
         if e is sympy.true:
-            return z3.BoolVal(True)
+            return bool_val(True)
         if e is sympy.false:
-            return z3.BoolVal(False)
+            return bool_val(False)
         if isinstance(e, sympy.Symbol):
             raise InvalidArgument(f"symbol {e} has no solver variable", parameter="expr", value=e)
         if isinstance(e, _AGGREGATES):
@@ -364,7 +422,7 @@ class Translator:
                     value=e,
                 )
             if exponent == 0:
-                return z3.IntVal(1)
+                return int_val(1)
             product = z3.Product(*([base] * abs(exponent))) if abs(exponent) > 1 else base
             if exponent > 0:
                 return product
@@ -391,7 +449,7 @@ class Translator:
     def undefined(self, e: sympy.Basic) -> Any:
         """A z3 Boolean: evaluating ``e`` divides by zero (following the evaluator's evaluation order)."""
         if not _may_fail(e, self._aggregate_undefined is not None):
-            return z3.BoolVal(False)
+            return bool_val(False)
         cached = self._undefined.get(e)
         if cached is None:
             cached = z3.simplify(self._undefined_of(e))
@@ -399,13 +457,13 @@ class Translator:
         return cached
 
     def _undefined_of(self, e: sympy.Basic) -> Any:
-        false = z3.BoolVal(False)
+        false = bool_val(False)
         if not e.args:
             return false
         if isinstance(e, _AGGREGATES):
             return self._aggregate_undefined(e) if self._aggregate_undefined is not None else false
         if isinstance(e, sympy.Piecewise):
-            result = false if e.args[-1].cond is sympy.true else z3.BoolVal(True)
+            result = false if e.args[-1].cond is sympy.true else bool_val(True)
             for pair in reversed(e.args):
                 cond = self.condition(pair.cond)
                 result = z3.Or(self.undefined(pair.cond), z3.If(cond, self.undefined(pair.expr), result))
