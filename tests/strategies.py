@@ -276,10 +276,35 @@ def _term(pieces, codes):
 
 @st.composite
 def wrong_claims(draw: st.DrawFn) -> WrongClaim:
-    """A wrong claim: linear forms, means, products with size(), suprema that are not attained, c/n claims."""
-    family = draw(st.sampled_from(["linear", "linear-over-n", "mean", "size-product", "supremum"]))
+    """A wrong claim: linear forms, means, products with size(), suprema that are not attained, c/n claims,
+    Piecewise conditions comparing two aggregates, and infinite output spaces."""
+    family = draw(st.sampled_from(["linear", "linear-over-n", "mean", "size-product", "supremum", "comparison", "infinite-outputs"]))
     relation = draw(st.sampled_from([Neighbours.REPLACE_ONE, Neighbours.ADD_REMOVE]))
     n = DATASET_SIZE
+    if family == "comparison":
+        # k·[count(p) > count(not p) + c]: one record moves count(p) − count(not p) by 2 (replace-one) or 1
+        # (add-remove), so at a size where the difference sits at the threshold the indicator flips: Δq = k.
+        schema, outputs = RecordSchema(x=IntRange(0, 3)), OutputSpace(r=IntRange(0, 3))
+        x, r = schema["x"], outputs["r"]
+        inside, outside = draw(st.sampled_from([(x <= r, x > r), (sympy.Eq(x, r), sympy.Ne(x, r)), (x >= r, x < r)]))
+        k, c = draw(st.sampled_from([1, 2, 3])), draw(st.integers(-2, 3))
+        q = QualityFunction(k * sympy.Piecewise((1, count(inside) > count(outside) + c), (0, True)) + r, schema=schema, outputs=outputs)
+        m = draw(st.integers(2, 6))  # the claim k·m/n is wrong from n = m + 1 (add-remove: k·m/(n + 1), from n = m)
+        claimed = k * m / n if relation is Neighbours.REPLACE_ONE else k * m / (n + 1)
+        return WrongClaim(family, q, relation, sympy.Integer(k), claimed)
+    if family == "infinite-outputs":
+        # total(x·[r beyond t]) − r over an unbounded range of r: only outputs past t see the data.
+        xdom = draw(st.sampled_from([IntRange(0, 3), IntRange(1, 4), IntRange(-2, 1)]))
+        rdom = draw(st.sampled_from([IntRange(0, None), IntRange(-5, None), IntRange(None, None), RationalRange(0, None)]))
+        schema, outputs = RecordSchema(x=xdom), OutputSpace(r=rdom)
+        x, r = schema["x"], outputs["r"]
+        threshold = sympy.Rational(draw(st.sampled_from([Fraction(5), Fraction(50), Fraction(1000), Fraction(101, 2)])))
+        beyond = r > threshold if draw(st.booleans()) else r >= threshold
+        q = QualityFunction(total(sympy.Piecewise((x, beyond), (0, True))) - r, schema=schema, outputs=outputs)
+        lo, hi = xdom.bounds()
+        truth = sympy.Integer(int(hi - lo) if relation is Neighbours.REPLACE_ONE else int(max(abs(lo), abs(hi))))
+        claimed = truth * draw(st.sampled_from([sympy.Rational(1, 2), sympy.Rational(9, 10)])) if draw(st.booleans()) else truth * draw(st.integers(1, 4)) / (n + 1)
+        return WrongClaim(family, q, relation, truth, claimed)
     if family == "supremum":
         top = draw(st.integers(1, 4))
         cut = Fraction(draw(st.integers(1, 2 * top)), 2)

@@ -152,3 +152,14 @@ def test_generated_quality_functions_survive_the_certificate_round_trip(q):
 
     again = quality_from_json(quality_to_json(q))
     assert again == q and again.sha256 == q.sha256
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(quality_functions(finite=True), relations, claims)
+def test_certify_never_crashes(q, relation, claim):
+    """certify on generated expressions: a certificate (ε only where Δq is PROVED) or an ExpMechError."""
+    from expmech.proofs import certify
+
+    made = _verdict_or_error(lambda: certify(q, epsilon=1, neighbours=relation, claimed=claim, pairs=3, **OPTIONS))
+    if made is not None and made.status is not Status.PROVED:
+        assert made.epsilon is None

@@ -5,7 +5,9 @@ small search (a claim ``c/n`` below a constant Δq, a product with ``size()``),
 per-output spreads (means), and values approaching a supremum that is never
 attained (a strict inequality on a rational field).  Every counterexample must
 re-evaluate exactly above the claim, at its size; the share REFUTED must be at
-least 95 %.
+least 95 %.  Comparisons of two aggregates in a Piecewise condition (first
+wrong at 3–7 records) and infinite output spaces (the data seen only past a
+threshold) are families too.
 """
 
 from fractions import Fraction
@@ -46,7 +48,7 @@ def _share(examples: int, seed: int) -> tuple[float, list]:
 
 def test_wrong_claims_are_refuted():
     """At least 95 % of generated wrong claims are REFUTED with a counterexample that really exceeds them."""
-    share, missed = _share(40, 0)
+    share, missed = _share(60, 0)
     assert share >= 0.95, missed
 
 
@@ -54,5 +56,5 @@ def test_wrong_claims_are_refuted():
 def test_wrong_claims_are_refuted_at_scale():
     """Slow tier: the same share over many more generated claims."""
     share, missed = _share(400, 1)
-    print(f"refutation completeness: {share:.1%} REFUTED")
+    print(f"refutation completeness: {share:.1%} REFUTED; not refuted: {missed}")
     assert share >= 0.95, missed
