@@ -89,6 +89,9 @@ def check_base_measure(base_measure: Any, outputs: tuple[Hashable, ...]) -> tupl
                 parameter="base_measure",
                 value=extra[0],
             )
+        fast = _natural_measure(base_measure, outputs)
+        if fast is not None:
+            return fast
         values = []
         for r in outputs:
             if r not in base_measure:
@@ -125,6 +128,22 @@ def check_base_measure(base_measure: Any, outputs: tuple[Hashable, ...]) -> tupl
             value=base_measure,
         )
     return tuple(values)
+
+
+def _natural_measure(base_measure: Mapping[Any, Any], outputs: tuple[Hashable, ...]) -> tuple[Fraction, ...] | None:
+    """A mapping (keys already checked) of plain ints >= 0, not all 0, as Fractions; None for every other case.
+
+    One Fraction per distinct value: a large range with few distinct
+    multiplicities (e.g. multinomial counts) is converted in a few passes.
+    """
+    try:
+        values = [base_measure[r] for r in outputs]
+    except (KeyError, TypeError):
+        return None
+    if not values or set(map(type, values)) != {int} or min(values) < 0 or not any(values):
+        return None
+    fractions = {value: Fraction(value) for value in set(values)}
+    return tuple(fractions[value] for value in values)
 
 
 def check_quality(quality: Any) -> Callable[[Any, Any], Any]:

@@ -344,8 +344,10 @@ class SyntheticDataMechanism:
         bits = [schema[f"x{i + 1}"] for i in range(self.k)]
         terms = []
         for query, row in zip(self.queries, self._matrix):
-            on_synthetic = sum((int(h) * outputs[self._count_name(x)] for h, x in zip(row, self.records)), sympy.Integer(0))
-            terms.append(sympy.Abs(count(query.expression(bits)) / size() - on_synthetic / self.m))
+            # one n-ary Add (a running sum re-flattens it at every step: quadratic)
+            on_synthetic = sympy.Add(*[outputs[self._count_name(x)] for h, x in zip(row, self.records) if h])
+            # evaluate=False: sympy's Abs simplification (signsimp, ~50 ms a term) proves nothing here
+            terms.append(sympy.Abs(count(query.expression(bits)) / size() - on_synthetic / self.m, evaluate=False))
         # evaluate=False: the terms are distinct |·| of affine forms, so sympy's pairwise
         # search for dominated arguments (quadratic, and seconds per pair) finds nothing to drop
         return QualityFunction(-sympy.Max(*terms, evaluate=False), schema=schema, outputs=outputs, name=f"synthetic-k{self.k}-m{self.m}")
@@ -358,10 +360,10 @@ class SyntheticDataMechanism:
         """The multisets as outputs of :meth:`quality_function` (count tuples), materialised."""
         return list(self.multisets())
 
-    def base_measure(self) -> dict[tuple[int, ...], Fraction]:
-        """The multinomial counts as a base measure over :meth:`output_list`."""
+    def base_measure(self) -> dict[tuple[int, ...], int]:
+        """The multinomial counts (ints) as a base measure over :meth:`output_list`."""
         tables = _tables(self.m, len(self.records), self._matrix)
-        return {counts: Fraction(int(w)) for counts, w in zip(self.multisets(), tables.multiplicities.tolist())}
+        return dict(zip(self.multisets(), tables.multiplicities.tolist()))
 
     def dataset_records(self) -> list[dict[str, bool]]:
         """The data as records of :meth:`quality_function`'s schema."""

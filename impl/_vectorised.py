@@ -23,9 +23,11 @@ spec interpreter, which gives its answer or its error.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Union
 
@@ -35,7 +37,7 @@ from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
 from expmech.spec import Booleans, IntRange, QualityFunction
 from expmech.spec._errors import InvalidType, QualityError, describe
-from expmech.spec._language import Count, Mean, Size, Total
+from expmech.spec._language import Count, EncodedOutputs, Mean, Size, Total
 
 from ._rationals import RationalArray, Undefined, integer_array
 
@@ -86,6 +88,33 @@ class _Env:
     outputs: Mapping[sympy.Symbol, RationalArray]  # each 1 × N
     sizes: RationalArray  # M × 1
     size_bound: int  # the largest dataset size
+    linear: dict[int, np.ndarray | None] = field(default_factory=dict)  # group -> rows (see _LinearForms)
+    stacked: tuple[np.ndarray, dict[sympy.Symbol, int], int] | None | bool = False  # see output_matrix
+
+    def output_matrix(self) -> tuple[np.ndarray, dict[sympy.Symbol, int], int] | None:
+        """The output columns stacked as a float64 ``V × N`` matrix, their row indices and ``max |value|``.
+
+        Only when every output column is an int64 integer column (denominator
+        1) of magnitude below ``2^53``, so each value is exact in float64;
+        None otherwise.  Built once per batch.
+        """
+        if self.stacked is False:
+            columns = list(self.outputs.items())
+            size = max((c.num.size for _, c in columns), default=0)
+            plain = all(type(c.den) is int and c.den == 1 and c.num.dtype == np.int64 and c.num.size == size for _, c in columns)
+            largest = max((c.bound for _, c in columns), default=0)
+            if columns and size and plain and largest < _FLOAT_EXACT:
+                matrix = np.vstack([c.num.reshape(-1) for _, c in columns]).astype(np.float64)
+                self.stacked = (matrix, {symbol: i for i, (symbol, _) in enumerate(columns)}, largest)
+            else:
+                self.stacked = None
+        return self.stacked  # type: ignore[return-value]
+
+
+#: Integers below this are exact in float64, and so are sums and products of them that stay below it.
+_FLOAT_EXACT = 1 << 53
+#: Elements of the float64 block of linear forms computed at once (see _LinearForms).
+_LINEAR_BLOCK = 1 << 22
 
 
 Node = Callable[[_Env], Value]
@@ -116,7 +145,7 @@ class VectorisedQuality:
         self._output_aggregates = any(
             node.free_symbols & self._output_symbols for node in quality.expr.atoms(Count, Total, Mean)
         )
-        self._root = _compile(quality.expr, frozenset(self._field_symbols))
+        self._root = _compile(quality.expr, _Scope(frozenset(self._field_symbols), _LinearForms()))
 
     @property
     def quality(self) -> QualityFunction:
@@ -133,12 +162,15 @@ class VectorisedQuality:
         columns = _fast_output_columns(items, values)
         if columns is not None:
             return OutputBatch(columns, len(values))
-        codes = [space.encode(r) for r in values]
+        codes = space.encode_all(values)
         return self.output_codes(codes)
 
     def output_codes(self, codes: Sequence[Codes]) -> OutputBatch:
         """Outputs already encoded (one ``{symbol: code}`` per output)."""
         symbols = [symbol for _, symbol, _ in self._quality.output_space.items()]
+        if isinstance(codes, EncodedOutputs) and list(codes.symbols) == symbols:
+            columns = {symbol: RationalArray.of(list(column)) for symbol, column in zip(codes.symbols, codes.columns())}
+            return OutputBatch(columns, len(codes), codes)
         columns = {symbol: RationalArray.of([c[symbol] for c in codes]) for symbol in symbols}
         return OutputBatch(columns, len(codes), list(codes))
 
@@ -240,33 +272,39 @@ def _concatenate(parts: list[RationalArray]) -> RationalArray:
 
 
 def _fast_output_columns(items: list[tuple[str, sympy.Symbol, Any]], values: list[Any]) -> dict[sympy.Symbol, RationalArray] | None:
-    """Columns for outputs whose variables are all IntRange/Booleans given as plain ints, else None."""
+    """Columns for outputs whose variables are all IntRange/Booleans given as plain ints, else None.
+
+    The outputs are checked and converted all at once (one pass over their
+    types, one numpy conversion), not value by value.
+    """
     if not values or not all(isinstance(domain, IntRange | Booleans) for _, _, domain in items):
         return None
     if len(items) == 1:
-        rows = [values]
+        flat: Any = values
+    elif all(type(r) is tuple and len(r) == len(items) for r in values):
+        flat = itertools.chain.from_iterable(values)
     else:
-        if not all(type(r) is tuple and len(r) == len(items) for r in values):
-            return None
-        rows = [list(column) for column in zip(*values)]
+        return None
+    if set(map(type, flat)) != {int}:
+        return None
+    matrix = integer_array(values)
+    if matrix.dtype == object:
+        return None
+    matrix = matrix.reshape(len(values), len(items))
+    lows, highs = matrix.min(axis=0), matrix.max(axis=0)
     columns = {}
-    for (_, symbol, domain), column in zip(items, rows):
-        if not all(type(v) is int for v in column):
-            return None
-        array = integer_array(column)
-        if array.dtype == object:
-            return None
+    for j, (_, symbol, domain) in enumerate(items):
         lo, hi = (0, 1) if isinstance(domain, Booleans) else (domain.lo, domain.hi)
-        if (lo is not None and int(array.min()) < lo) or (hi is not None and int(array.max()) > hi):
+        if (lo is not None and int(lows[j]) < lo) or (hi is not None and int(highs[j]) > hi):
             return None
-        columns[symbol] = RationalArray(array, 1)
+        columns[symbol] = RationalArray(np.ascontiguousarray(matrix[:, j]), 1)
     return columns
 
 
 # -- compilation ----------------------------------------------------------------------
 
 
-def _compile(expr: sympy.Basic, fields: frozenset[sympy.Symbol]) -> Node:
+def _compile(expr: sympy.Basic, scope: _Scope) -> Node:
     if isinstance(expr, sympy.Rational):  # Integer included
         constant = RationalArray.constant(Fraction(int(expr.p), int(expr.q)))
         return lambda env: constant
@@ -274,18 +312,22 @@ def _compile(expr: sympy.Basic, fields: frozenset[sympy.Symbol]) -> Node:
         truth = np.array(bool(expr))
         return lambda env: truth
     if isinstance(expr, sympy.Symbol):
-        if expr in fields:
+        if expr in scope.fields:
             return lambda env: env.fields[expr]
         return lambda env: env.outputs[expr]
     if isinstance(expr, Size):
         return lambda env: env.sizes
     if isinstance(expr, Count | Total | Mean):
-        return _aggregate(expr, _compile(expr.args[0], fields))
+        return _aggregate(expr, _compile(expr.args[0], scope))
     if isinstance(expr, sympy.Piecewise):
-        return _piecewise([(_compile(pair.expr, fields), _compile(pair.cond, fields)) for pair in expr.args])
-    parts = [_compile(arg, fields) for arg in expr.args]
+        return _piecewise([(_compile(pair.expr, scope), _compile(pair.cond, scope)) for pair in expr.args])
     if isinstance(expr, sympy.Add):
-        return lambda env: _fold(parts, env, lambda a, b: _number(a) + _number(b))
+        linear = _linear_in_outputs(expr.args, scope)
+        if linear is not None:
+            return linear
+    parts = [_compile(arg, scope) for arg in expr.args]
+    if isinstance(expr, sympy.Add):
+        return lambda env: _fold(parts, env, _plus)
     if isinstance(expr, sympy.Mul):
         return lambda env: _fold(parts, env, lambda a, b: _number(a) * _number(b))
     if isinstance(expr, sympy.Pow):
@@ -326,6 +368,111 @@ def _compile(expr: sympy.Basic, fields: frozenset[sympy.Symbol]) -> Node:
 
 class _Unsupported(TypeError):
     pass
+
+
+def _plus(a: Value, b: Value) -> Value:
+    return _number(a) + _number(b)
+
+
+#: An Add with at least this many terms ``c·r`` (rational c, output variable r) evaluates them as one product.
+_LINEAR_TERMS = 4
+
+
+class _LinearForms:
+    """The linear forms ``Σ a_i·r_i`` (integers ``a_i``, output variables ``r_i``) of one quality, evaluated together.
+
+    Each form is a row of an integer weight matrix ``W``; on a batch, ``W`` times
+    the stacked output columns (:meth:`_Env.output_matrix`) is one float64
+    matrix product (in blocks of rows of at most ``_LINEAR_BLOCK`` elements).
+    It is exact for every form whose ``Σ|a_i| · max|r|`` is below ``2^53``:
+    each weight, each value and every partial sum is then an integer below
+    ``2^53``, which float64 adds and multiplies exactly, in any order and with
+    or without fused multiply–add.  Other forms get None (the caller adds
+    their terms one by one).
+    """
+
+    __slots__ = ("weights", "totals")
+
+    def __init__(self) -> None:
+        self.weights: list[list[tuple[int, sympy.Symbol]]] = []
+        self.totals: list[int] = []  # Σ|a_i| of each form
+
+    def register(self, weights: list[tuple[int, sympy.Symbol]]) -> int:
+        """Add a form; returns its row."""
+        self.weights.append(weights)
+        self.totals.append(sum(abs(a) for a, _ in weights))
+        return len(self.weights) - 1
+
+    def row(self, env: _Env, row: int) -> tuple[np.ndarray, int] | None:
+        """Row ``row`` on this batch as exact int64 values of shape ``(1, N)`` and a bound on them, or None."""
+        stacked = env.output_matrix()
+        if stacked is None:
+            return None
+        matrix, index, largest = stacked
+        total = self.totals[row]
+        if total * max(largest, 1) >= _FLOAT_EXACT:
+            return None
+        height = max(1, _LINEAR_BLOCK // max(matrix.shape[1], 1))
+        group = row // height
+        if group not in env.linear:
+            rows = range(group * height, min(len(self.weights), (group + 1) * height))
+            block = np.zeros((len(rows), matrix.shape[0]))
+            for i, r in enumerate(rows):
+                for a, symbol in self.weights[r]:
+                    block[i, index[symbol]] += a
+            env.linear[group] = block @ matrix
+        values = env.linear[group]
+        assert values is not None
+        return values[row - group * height].astype(np.int64).reshape(1, -1), total * largest
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What compilation needs besides the expression: the record fields and the quality's linear forms."""
+
+    fields: frozenset[sympy.Symbol]
+    linear: _LinearForms
+
+
+def _linear_in_outputs(args: tuple[sympy.Basic, ...], scope: _Scope) -> Node | None:
+    """A node for an Add with many terms ``c·r`` (rational ``c``, output variable ``r``), else None.
+
+    Those terms are ``(Σ a_i·r_i) / d`` over a common denominator ``d``, a row
+    of the quality's :class:`_LinearForms`, computed with the other linear
+    forms in one exact matrix product; where that product is not shown exact,
+    they are added one by one as in any other Add.  The remaining terms are
+    added to the result exactly.
+    """
+    terms: list[tuple[Fraction, sympy.Symbol]] = []
+    linear_args: list[sympy.Basic] = []
+    others: list[sympy.Basic] = []
+    for arg in args:
+        coefficient, rest = arg.as_coeff_Mul()
+        if isinstance(rest, sympy.Symbol) and rest not in scope.fields and isinstance(coefficient, sympy.Rational):
+            terms.append((Fraction(int(coefficient.p), int(coefficient.q)), rest))
+            linear_args.append(arg)
+        else:
+            others.append(arg)
+    if len(terms) < _LINEAR_TERMS:
+        return None
+    denominator = math.lcm(*[c.denominator for c, _ in terms])
+    row = scope.linear.register([(int(c * denominator), symbol) for c, symbol in terms])
+    one_by_one = [_compile(arg, scope) for arg in linear_args]
+    rest_parts = [_compile(arg, scope) for arg in others]
+    forms = scope.linear
+
+    def linear(env: _Env) -> Value:
+        computed = forms.row(env, row)
+        value: Value
+        if computed is None:
+            value = _fold(one_by_one, env, _plus)
+        else:
+            value = RationalArray(computed[0], denominator, computed[1])
+        for part in rest_parts:
+            value = _plus(value, part(env))
+        return value
+
+    return linear
 
 
 def _fold(parts: list[Node], env: _Env, op: Callable[[Value, Value], Value]) -> Value:

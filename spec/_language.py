@@ -16,17 +16,19 @@ queries ``h ∈ H``).  Record fields may appear only inside aggregates.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, overload
 
 import sympy
 
-from ._domains import Domain
+from ._domains import Domain, IntRange
 from ._errors import InvalidArgument, InvalidType, describe
 
 __all__ = [
     "DATASET_SIZE",
     "Count",
+    "EncodedOutputs",
     "Mean",
     "OutputSpace",
     "RecordSchema",
@@ -304,6 +306,30 @@ class OutputSpace(_Space):
             return tuple(values[0])
         return tuple(itertools.product(*values))
 
+    def encode_all(self, outputs: Iterable[Any], *, name: str = "r") -> EncodedOutputs:
+        """The codes of every output, as ``[self.encode(r, name=name) for r in outputs]`` would give them.
+
+        Same codes, same errors; the result is an :class:`EncodedOutputs`, a
+        sequence of those dicts held as rows of codes.  Where every variable is
+        an ``IntRange`` and the outputs are plain ints (or tuples of them), the
+        outputs are checked in a few passes over all of them at once and no
+        dict is built until one is asked for.
+        """
+        values = list(outputs)
+        symbols = tuple(self._symbols[v] for v in self._domains)
+        domains = list(self._domains.values())
+        if values and all(type(domain) is IntRange for domain in domains):
+            if len(domains) == 1:
+                rows: list[tuple[Any, ...]] | None = [(r,) for r in values] if _ints_within(values, domains) else None
+            elif all(type(r) is tuple and len(r) == len(domains) for r in values):
+                rows = values if _ints_within(values, domains) else None
+            else:
+                rows = None
+            if rows is not None:
+                return EncodedOutputs(symbols, rows)
+        codes = [self.encode(r, name=name) for r in values]
+        return EncodedOutputs(symbols, [tuple(code[s] for s in symbols) for code in codes])
+
     def encode(self, r: Any, *, name: str = "r") -> dict[sympy.Symbol, Any]:
         """The codes of output ``r``; errors name it and the variable."""
         names = list(self._domains)
@@ -328,3 +354,70 @@ class OutputSpace(_Space):
         return {
             self._symbols[v]: self._domains[v].encode(value, name=f"{name}.{v}") for v, value in zip(names, parts)
         }
+
+
+class EncodedOutputs(Sequence[dict[sympy.Symbol, Any]]):
+    """Encoded outputs held as rows of codes: item ``i`` is ``dict(zip(symbols, rows[i]))``, built on demand.
+
+    ``codes in encoded`` is a set look-up and :meth:`columns` gives each
+    variable's codes in output order (what a vectorised evaluator needs), so a
+    range of 10⁵ outputs is never turned into 10⁵ dicts.
+    """
+
+    __slots__ = ("symbols", "rows", "_keys")
+
+    def __init__(self, symbols: tuple[sympy.Symbol, ...], rows: list[tuple[Any, ...]]) -> None:
+        self.symbols = symbols
+        self.rows = rows
+        self._keys: set[tuple[Any, ...]] | None = None
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[sympy.Symbol, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> EncodedOutputs: ...
+
+    def __getitem__(self, index: int | slice) -> dict[sympy.Symbol, Any] | EncodedOutputs:
+        if isinstance(index, slice):
+            return EncodedOutputs(self.symbols, self.rows[index])
+        return dict(zip(self.symbols, self.rows[index]))
+
+    def __iter__(self) -> Iterator[dict[sympy.Symbol, Any]]:
+        symbols = self.symbols
+        for row in self.rows:
+            yield dict(zip(symbols, row))
+
+    def __contains__(self, codes: object) -> bool:
+        if not isinstance(codes, Mapping) or len(codes) != len(self.symbols) or any(s not in codes for s in self.symbols):
+            return False
+        if self._keys is None:
+            self._keys = set(self.rows)
+        return tuple(codes[s] for s in self.symbols) in self._keys
+
+    def columns(self) -> list[tuple[Any, ...]]:
+        """Each variable's codes, in output order."""
+        if not self.rows:
+            return [() for _ in self.symbols]
+        return list(zip(*self.rows))
+
+
+def _ints_within(values: list[Any], domains: list[Domain]) -> bool:
+    """Every value a plain int inside its ``IntRange`` (what ``IntRange.encode`` returns unchanged).
+
+    ``values`` are bare values (one domain) or tuples of one value per domain.
+    """
+    single = len(domains) == 1
+    flat: Iterable[Any] = values if single else itertools.chain.from_iterable(values)
+    if set(map(type, flat)) != {int} or not all(isinstance(d, IntRange) for d in domains):
+        return False
+    ranges = [(d.lo, d.hi) for d in domains if isinstance(d, IntRange)]
+    if single:
+        extremes = [(min(values), max(values))]
+    elif len(set(ranges)) == 1:  # one range for every variable: check all values at once
+        extremes = [(min(map(min, values)), max(map(max, values)))] * len(ranges)
+    else:
+        extremes = [(min(column), max(column)) for column in zip(*values)]
+    return all((lo is None or low >= lo) and (hi is None or high <= hi) for (lo, hi), (low, high) in zip(ranges, extremes))

@@ -120,3 +120,58 @@ def test_bad_records_and_outputs_are_refused_by_name():
         evaluator.encode_outputs([0, 16])
     with pytest.raises(InvalidArgument):
         evaluator.encode_outputs([True])
+
+
+@st.composite
+def linear_qualities(draw):
+    """Adds with many terms c·r over several output variables, beside data terms; coefficients up to 2^60."""
+    names = [f"r{i}" for i in range(draw(st.integers(4, 7)))]
+    bounds = {name: draw(st.sampled_from([(0, 4), (-5, 5), (0, 2**40), (-(2**55), 2**55)])) for name in names}
+    schema = RecordSchema(x=IntRange(0, 5))
+    space = OutputSpace({name: IntRange(lo, hi) for name, (lo, hi) in bounds.items()})
+    coefficient = st.one_of(st.integers(-3, 3), st.fractions(min_value=-5, max_value=5, max_denominator=12), st.sampled_from([2**52, -(2**60), Fraction(1, 2**50)]))
+    terms = [draw(coefficient) * space[name] for name in names]
+    extra = draw(st.sampled_from([sympy.Integer(0), count(schema["x"] >= 2) / size(), total(schema["x"]), sympy.Rational(7, 3)]))
+    expr = sympy.Add(*terms, extra)
+    if draw(st.booleans()):
+        expr = sympy.Abs(expr)
+    return QualityFunction(expr, schema=schema, outputs=space)
+
+
+@settings(max_examples=80)
+@given(st.data(), linear_qualities())
+def test_linear_forms_in_outputs_agree_with_the_interpreter(data, quality):
+    """Σ c·r evaluated as one float64 product is exact where the bound allows it, and exact by the slow path elsewhere."""
+    dataset = data.draw(datasets(quality.schema, min_size=1, max_size=4))
+    points = data.draw(st.lists(outputs(quality.output_space), min_size=1, max_size=8))
+    assert vectorised(quality, dataset, points) == interpreted(quality, dataset, points)
+
+
+def test_linear_forms_at_the_float_limit():
+    """Weights × values just below and just above 2^53: both exact (the product, then the one-by-one path)."""
+    schema = RecordSchema(x=IntRange(0, 1))
+    space = OutputSpace({f"r{i}": IntRange(0, 2**49) for i in range(4)})
+    for weight in (3, 4, 5):  # Σ|a|·max|r| = 4·weight·2^49: below 2^53 only for weight 3
+        quality = QualityFunction(sympy.Add(*[weight * space[f"r{i}"] for i in range(4)]) + size(), schema=schema, outputs=space)
+        points = [(2**49, 2**49, 2**49, 2**49 - 1), (1, 2**49 - 3, 0, 7)]
+        assert VectorisedQuality(quality).scores([1, 0], points).to_list() == quality.scores([1, 0], points)
+
+
+def test_encoded_outputs_behave_as_the_list_of_dicts():
+    """OutputSpace.encode_all gives the same codes and errors as encode, as a lazy sequence with set membership."""
+    space = OutputSpace(a=IntRange(0, 3), b=IntRange(-2, 2))
+    values = [(0, -2), (3, 2), (1, 0)]
+    encoded = space.encode_all(values)
+    assert list(encoded) == [space.encode(r) for r in values] and len(encoded) == 3
+    assert encoded[1] == space.encode((3, 2)) and list(encoded[1:]) == [space.encode(r) for r in values[1:]]
+    assert space.encode((1, 0)) in encoded and space.encode((1, 1)) not in encoded and {} not in encoded
+    for bad in ([(4, 0)], [(0, 3)], [(True, 0)], [(0, 1.0)], [(0,)]):
+        with pytest.raises(InvalidArgument) as fast:
+            space.encode_all(bad, name="outputs[…]")
+        with pytest.raises(InvalidArgument) as slow:
+            space.encode(bad[0], name="outputs[…]")
+        assert str(fast.value) == str(slow.value)
+    single = OutputSpace(r=IntRange(0, 5))
+    assert list(single.encode_all([5, 0])) == [single.encode(5), single.encode(0)]
+    with pytest.raises(InvalidArgument):
+        single.encode_all([6])

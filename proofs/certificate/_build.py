@@ -18,7 +18,6 @@ UNKNOWN or REFUTED) and ``epsilon`` is null.
 from __future__ import annotations
 
 import hashlib
-import json
 import platform
 import random
 from dataclasses import dataclass
@@ -44,7 +43,8 @@ from expmech.spec import (
 from expmech.spec._errors import describe
 from expmech.spec._validate import positive_rational
 
-from ._canonical import sha256_hex
+from ._canonical import safe_integer_rows, safe_integers, sha256_hex
+from ._layout import readable_json
 from ..prover._monotone import MonotonicityResult, prove_monotone
 from .._outcome import Status
 from ..prover._sensitivity import SensitivityResult, Witness, prove_sensitivity
@@ -96,6 +96,10 @@ def encode_value(value: Any) -> Any:
     if isinstance(value, Fraction):
         return {"rational": rational_text(value)}
     if isinstance(value, tuple | list):
+        if safe_integers(value):
+            return list(value)  # plain safe integers, in one pass (e.g. the outputs of a large range)
+        if safe_integer_rows(value):
+            return [list(row) for row in value]  # tuples of them (e.g. the outputs of a product range)
         return [encode_value(v) for v in value]
     if isinstance(value, dict):
         return {str(k): encode_value(v) for k, v in value.items()}
@@ -251,7 +255,7 @@ class Certificate:
 
     def to_json(self) -> str:
         """The file's text (indented; the digest covers the canonical form, not this layout)."""
-        return json.dumps(self.data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+        return readable_json(self.data) + "\n"
 
     def write(self, path: str | Path) -> Path:
         """Write the certificate to ``path`` and return it."""
@@ -332,8 +336,7 @@ def certify(
             outputs = quality.outputs()
         else:
             outputs = list(outputs)
-            for r in outputs:
-                quality.output_space.encode(r, name="outputs[…]")
+            quality.output_space.encode_all(outputs, name="outputs[…]")
         mech = ExponentialMechanism(quality, epsilon=epsilon0, outputs=outputs, base_measure=base_measure)
         searched = outputs
     sensitivity = prove_sensitivity(quality, neighbours=relation, claimed=claimed, outputs=searched, **prover_options)

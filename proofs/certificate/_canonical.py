@@ -10,52 +10,61 @@ they have no place in a certificate.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from typing import Any
 
 from expmech.spec import InvalidArgument
 from expmech.spec._errors import describe
 
-__all__ = ["canonical_bytes", "sha256_hex"]
+__all__ = ["canonical_bytes", "safe_integer_rows", "safe_integers", "sha256_hex"]
 
 _SAFE_INTEGER = 2**53 - 1
 
 
-def _check(value: Any, path: str) -> None:
+def safe_integers(values: list[Any] | tuple[Any, ...]) -> bool:
+    """Whether ``values`` is non-empty and holds only ints (not bools) of magnitude ``<= 2**53 − 1``."""
+    return bool(values) and set(map(type, values)) == {int} and -_SAFE_INTEGER <= min(values) and max(values) <= _SAFE_INTEGER
+
+
+def safe_integer_rows(rows: list[Any] | tuple[Any, ...]) -> bool:
+    """Whether ``rows`` is a non-empty list (or tuple) of non-empty lists or tuples of safe ints only."""
+    if not rows or not all(type(row) is list or type(row) is tuple for row in rows) or not all(rows):
+        return False
+    if set(map(type, itertools.chain.from_iterable(rows))) != {int}:
+        return False
+    return -_SAFE_INTEGER <= min(map(min, rows)) and max(map(max, rows)) <= _SAFE_INTEGER
+
+
+_TEXT = {str, bool, type(None)}
+
+
+def _canonical(value: Any, path: str) -> Any:
+    """``value`` checked (only JSON data a certificate may hold) and with every object's keys sorted."""
     if isinstance(value, bool) or value is None or isinstance(value, str):
-        return
+        return value
     if isinstance(value, int):
         if abs(value) > _SAFE_INTEGER:
             raise InvalidArgument(f"{path}={value} is too large for canonical JSON; write it as a string", parameter=path, value=value)
-        return
+        return value
     if isinstance(value, float):
         raise InvalidArgument(f"{path}={value!r} is a float; certificates hold exact values only", parameter=path, value=value)
     if isinstance(value, list):
-        for i, item in enumerate(value):
-            _check(item, f"{path}[{i}]")
-        return
+        if set(map(type, value)) <= _TEXT or safe_integers(value) or safe_integer_rows(value):
+            return value  # strings, safe integers or lists of them, checked in a few passes (e.g. a certificate's outputs)
+        return [_canonical(item, f"{path}[{i}]") for i, item in enumerate(value)]
     if isinstance(value, dict):
-        for key, item in value.items():
+        for key in value:
             if not isinstance(key, str):
                 raise InvalidArgument(f"{path} has a non-string key {describe(key)}", parameter=path, value=key)
-            _check(item, f"{path}.{key}")
-        return
-    raise InvalidArgument(f"{path}={describe(value)} is not JSON data", parameter=path, value=value)
-
-
-def _sorted(value: Any) -> Any:
-    if isinstance(value, dict):
         keys = sorted(value, key=lambda k: k.encode("utf-16-be"))
-        return {k: _sorted(value[k]) for k in keys}
-    if isinstance(value, list):
-        return [_sorted(v) for v in value]
-    return value
+        return {key: _canonical(value[key], f"{path}.{key}") for key in keys}
+    raise InvalidArgument(f"{path}={describe(value)} is not JSON data", parameter=path, value=value)
 
 
 def canonical_bytes(value: Any) -> bytes:
     """The RFC 8785 canonical UTF-8 bytes of ``value``."""
-    _check(value, "$")
-    return json.dumps(_sorted(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    return json.dumps(_canonical(value, "$"), ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
 def sha256_hex(value: Any) -> str:

@@ -247,7 +247,7 @@ def _search(
     if outputs is None or space is None or space > 64:
         return None
     outputs = list(outputs)
-    output_codes = [quality.output_space.encode(r, name="outputs[…]") for r in outputs]
+    output_codes = quality.output_space.encode_all(outputs, name="outputs[…]")
     records = all_records(quality)
     for size in range(start, search_size + 1):
         if size == 0 and relation is Neighbours.REPLACE_ONE:

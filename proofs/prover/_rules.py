@@ -39,7 +39,7 @@ its branches.  Where none applies the prover raises :class:`NoRule`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -99,6 +99,16 @@ class LinearForm:
             self.plain + other.plain, self.per_size + other.per_size, self.normalised + other.normalised, self.constant + other.constant
         )
 
+    @staticmethod
+    def total(forms: Sequence[LinearForm]) -> LinearForm:
+        """The sum of ``forms``, each part added in one n-ary ``Add`` (a running sum is quadratic)."""
+        return LinearForm(
+            sympy.Add(*[f.plain for f in forms]),
+            sympy.Add(*[f.per_size for f in forms]),
+            sympy.Add(*[f.normalised for f in forms]),
+            sympy.Add(*[f.constant for f in forms]),
+        )
+
     def scaled(self, factor: sympy.Expr) -> LinearForm:
         """Every part times a data-free factor."""
         return LinearForm(_times(factor, self.plain), factor * self.per_size, _times(factor, self.normalised), factor * self.constant)
@@ -134,13 +144,13 @@ def linear_form(expr: sympy.Basic) -> LinearForm | None:
     if isinstance(expr, Size):
         return LinearForm(per_size=sympy.Integer(1))
     if isinstance(expr, sympy.Add):
-        result = LinearForm()
+        parts = []
         for arg in expr.args:
             part = linear_form(arg)
             if part is None:
                 return None
-            result = result + part
-        return result
+            parts.append(part)
+        return LinearForm.total(parts)
     if isinstance(expr, sympy.Mul):
         constants = [f for f in expr.args if not has_data(f)]
         data = [f for f in expr.args if has_data(f)]

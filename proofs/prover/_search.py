@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+from expmech.impl._vectorised import VectorisedQuality
 from expmech.spec import Neighbours, QualityFunction
 
 __all__ = [
@@ -58,7 +59,7 @@ class SearchSummary:
 
     best: dict[int, Pair]
     records: list[Codes]
-    outputs: list[Codes]
+    outputs: Sequence[Codes]
     datasets: int
     exhaustive: bool
 
@@ -113,28 +114,28 @@ class ScoreTable:
         return Fraction(int(self.values[row, column]), self.denominator)
 
 
-def score_table(quality: QualityFunction, records: list[Codes], outputs: list[Codes], multisets: Sequence[tuple[int, ...]]) -> ScoreTable:
-    """Score every multiset at every output exactly (QualityError propagates)."""
+def score_table(quality: QualityFunction, records: list[Codes], outputs: Sequence[Codes], multisets: Sequence[tuple[int, ...]]) -> ScoreTable:
+    """Score every multiset at every output exactly (QualityError propagates).
+
+    All multisets at once: the vectorised exact evaluator of ``expmech.impl``
+    (cross-checked against the spec interpreter), over a count matrix.
+    """
     rows: dict[tuple[int, ...], int] = {}
-    scores: list[list[Fraction]] = []
     for multiset in multisets:
-        if multiset in rows:
-            continue
-        rows[multiset] = len(scores)
-        scores.append(quality.evaluate_many([records[i] for i in multiset], outputs))
-    denominator = 1
-    for row in scores:
-        for value in row:
-            denominator = math.lcm(denominator, value.denominator)
-    scaled: list[list[int]] = [[value.numerator * (denominator // value.denominator) for value in row] for row in scores]
-    largest = max((abs(v) for row in scaled for v in row), default=0)
-    if largest < _INT64_SAFE:
-        values = np.array(scaled, dtype=np.int64).reshape(len(scaled), len(outputs))
-    else:
-        values = np.empty((len(scaled), len(outputs)), dtype=object)
-        for i, integers in enumerate(scaled):
-            values[i, :] = integers
-    return ScoreTable(rows, values, denominator)
+        if multiset not in rows:
+            rows[multiset] = len(rows)
+    counts = np.zeros((len(rows), len(records)), dtype=np.int64)
+    for multiset, row in rows.items():
+        for index in multiset:
+            counts[row, index] += 1
+    evaluator = VectorisedQuality(quality)
+    matrix = evaluator.evaluate(evaluator.records(records), counts, evaluator.output_codes(outputs))
+    if isinstance(matrix.den, np.ndarray):
+        matrix = matrix._common_denominator()
+    values = np.ascontiguousarray(np.broadcast_to(matrix.num, (len(rows), len(outputs))))
+    if values.dtype != object and matrix.bound >= _INT64_SAFE:
+        values = values.astype(object)
+    return ScoreTable(rows, values, int(matrix.den))
 
 
 def _multisets(count: int, size: int) -> Iterator[tuple[int, ...]]:
@@ -158,7 +159,7 @@ def neighbour_index_pairs(records: int, relation: Neighbours, size: int) -> Iter
 def search_pairs(
     quality: QualityFunction,
     records: list[Codes],
-    outputs: list[Codes],
+    outputs: Sequence[Codes],
     relation: Neighbours,
     sizes: Sequence[int],
     *,

@@ -191,7 +191,7 @@ def _quick_records(prover: Prover) -> list[Codes]:
     return found
 
 
-def _quick_outputs(prover: Prover, restricted: list[Codes] | None) -> list[Codes]:
+def _quick_outputs(prover: Prover, restricted: Sequence[Codes] | None) -> list[Codes]:
     """Outputs worth trying: the solver's, their neighbours and each variable's edges (within ``restricted`` if given)."""
     quality = prover.quality
     space = quality.output_space
@@ -317,12 +317,12 @@ def prove_sensitivity(
     relation = Neighbours.parse(neighbours)
     claim = parse_claim(claimed)
     _validate_options(rlimit=rlimit, timeout_ms=timeout_ms, search_size=search_size, search_budget=search_budget)
-    restricted: list[Codes] | None = None
+    restricted: Sequence[Codes] | None = None
     if outputs is not None:
         outputs = list(outputs)
         if not outputs:
             raise InvalidArgument("outputs must not be empty", parameter="outputs", value=outputs)
-        restricted = [quality.output_space.encode(r, name="outputs[…]") for r in outputs]
+        restricted = quality.output_space.encode_all(outputs, name="outputs[…]")
     with fresh_context():
         return _prove(quality, relation, claim, rlimit, timeout_ms, search_size, search_budget, restricted)
 
@@ -335,7 +335,7 @@ def _prove(
     timeout_ms: int,
     search_size: int,
     search_budget: int,
-    restricted: list[Codes] | None,
+    restricted: Sequence[Codes] | None,
 ) -> SensitivityResult:
     """prove_sensitivity's work on validated arguments, inside the proof's own z3 context."""
     add_remove = relation is Neighbours.ADD_REMOVE
@@ -526,7 +526,7 @@ def _exhaustive(
     start: int,
     search_size: int,
     budget: int,
-    restricted: list[Codes] | None,
+    restricted: Sequence[Codes] | None,
     notes: list[str],
 ) -> SearchSummary | None:
     """Every dataset of at most ``search_size`` records over a small record space, at every output, within ``budget``."""
@@ -541,7 +541,7 @@ def _exhaustive(
             total *= len(domain.codes())
         if total > budget:
             return None
-        output_codes = [quality.output_space.encode(r) for r in quality.outputs()]
+        output_codes: Sequence[Codes] = [quality.output_space.encode(r) for r in quality.outputs()]
     else:
         output_codes = restricted
     records = all_records(quality)

@@ -1,0 +1,46 @@
+"""The readable layout of a certificate file, fast for certificates with large ranges.
+
+``json.dumps(data, indent=2, sort_keys=True)`` runs Python's pure-Python
+encoder (the C encoder serves only the compact form): for a range of 52,360
+outputs of 32 counts that is 1.7 million lines and seconds of work.  Here the
+structure is indented as usual, but each long list of scalars (or of rows of
+integers) is written on one line by the C encoder.  Only white space differs
+from the indented form: the parsed JSON, and so the digest over its canonical
+form, is the same.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from typing import Any
+
+from ._canonical import safe_integer_rows
+
+__all__ = ["readable_json"]
+
+#: Lists at least this long are written on one line.
+_LONG = 16
+_SCALARS = (int, str, bool, type(None))
+
+
+def readable_json(data: Any) -> str:
+    """``data`` as indented JSON (keys sorted, UTF-8 text), long scalar lists on one line each."""
+    token = secrets.token_hex(8)
+    compact: list[str] = []
+
+    def shrink(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: shrink(item) for key, item in value.items()}
+        if isinstance(value, list):
+            if len(value) >= _LONG and (all(isinstance(item, _SCALARS) for item in value) or safe_integer_rows(value)):
+                compact.append(json.dumps(value, ensure_ascii=False, separators=(", ", ": ")))
+                return f"{token}:{len(compact) - 1}"
+            return [shrink(item) for item in value]
+        return value
+
+    text = json.dumps(shrink(data), indent=2, ensure_ascii=False, sort_keys=True)
+    if not compact:
+        return text
+    return re.sub(f'"{token}:([0-9]+)"', lambda match: compact[int(match.group(1))], text)
