@@ -1,0 +1,70 @@
+"""Certificate files: the fast paths for large ranges change neither the data, the checks nor the digest."""
+
+import json
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from expmech.proofs.certificate._build import encode_value
+from expmech.proofs.certificate._canonical import canonical_bytes
+from expmech.proofs.certificate._layout import readable_json
+from expmech.spec import InvalidArgument
+
+SAFE = 2**53 - 1
+scalars = st.one_of(st.integers(-(2**60), 2**60), st.booleans(), st.none(), st.text(max_size=4))
+json_data = st.recursive(scalars, lambda inner: st.lists(inner, max_size=20) | st.dictionaries(st.text(max_size=3), inner, max_size=4), max_leaves=60)
+
+
+def slow_canonical(value):
+    """RFC 8785 for the certificate subset, written plainly (the reference for the fast paths)."""
+    if isinstance(value, dict):
+        return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + slow_canonical(value[k]) for k in sorted(value, key=lambda k: k.encode("utf-16-be"))) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(slow_canonical(v) for v in value) + "]"
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if abs(value) > SAFE:
+        raise InvalidArgument("too large")
+    return str(value)
+
+
+@given(json_data)
+def test_canonical_bytes_match_a_plain_reference(value):
+    """Lists of integers and rows of them take a fast path; the bytes and the refusals are the reference's."""
+    try:
+        expected = slow_canonical(value).encode("utf-8")
+    except InvalidArgument:
+        with pytest.raises(InvalidArgument):
+            canonical_bytes(value)
+        return
+    assert canonical_bytes(value) == expected
+
+
+def test_a_bool_in_rows_of_ints_stays_a_bool():
+    """Rows of ints with a bool inside leave the fast path and keep ``true`` (not ``1``)."""
+    assert canonical_bytes({"outputs": [[1, 2], [3, True]]}) == b'{"outputs":[[1,2],[3,true]]}'
+
+
+@pytest.mark.parametrize("bad", [[[1, 2], [3, 2.0]], [[1], [2**53]], [[1], [-(2**53)]], [[1, 2], [3, [4.5]]], [[1], [Fraction(1, 2)]]])
+def test_integer_rows_with_anything_else_inside_are_refused(bad):
+    """A float, huge integer or Fraction hiding in rows of ints is refused as before."""
+    with pytest.raises(InvalidArgument):
+        canonical_bytes({"outputs": bad})
+
+
+def test_encode_value_rows_of_ints_and_mixed_rows():
+    """Tuples of safe ints become lists; a Fraction or huge int inside still gets its tagged form."""
+    assert encode_value([(0, 1), (2, 3)]) == [[0, 1], [2, 3]]
+    assert encode_value([(0, Fraction(1, 2)), (2**60, 3)]) == [[0, {"rational": "1/2"}], [{"integer": str(2**60)}, 3]]
+    assert encode_value((True, 1)) == [True, 1]
+
+
+@given(json_data)
+def test_readable_layout_parses_to_the_same_data(value):
+    """The layout only moves white space: json.loads gives back the data, keys sorted."""
+    data = {"certificate": {"long": list(range(40)), "rows": [[1, 2]] * 20, "value": value}}
+    text = readable_json(data)
+    assert json.loads(text) == data
+    assert text == json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) or "[0, 1, 2" in text
