@@ -152,7 +152,7 @@ def test_certify_then_check(tmp_path, capsys):
     assert code == 0
     for stem in ("median", "synthetic-data"):
         assert (tmp_path / f"{stem}.cert.json").is_file()
-        assert "- status: **PROVED**" in (tmp_path / f"{stem}.md").read_text()
+        assert (tmp_path / f"{stem}.md").read_text().startswith(f"# {stem} — PROVED")
         html = (tmp_path / f"{stem}.html").read_text()
         assert "data:image/png;base64," in html
         assert (tmp_path / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"

@@ -1,141 +1,70 @@
-"""Human reports for certificates: Markdown and HTML, with plots when matplotlib is installed.
+"""Human reports for certificates: a styled, self-contained HTML page and a Markdown file, rendered with Jinja2.
 
-The plots show the exact output distribution of the mechanism on the
-sensitivity witness ``D`` and its neighbour ``D'``, and the privacy loss
-``|ln p_D(r) − ln p_{D'}(r)|`` per output against the certified ε.  Values are
-converted to floats for drawing only.
+The page shows the verdict and ε, the quality function as MathML, Δq and how
+it was proved, the domains, the neighbour relation, ε₀ and ε (evaluated at
+the plotted n when it depends on n), every claim with its status and an
+explanation ("Witness" or "Counterexample" as the case is), the plots, the
+digests, the tool versions and the report's date.  It loads nothing from the
+network: the style is inline, the formula is MathML, the plot a data URI.
 """
 
 from __future__ import annotations
 
 import base64
-import html
-import io
+import datetime
+from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
-import sympy
+import jinja2
 
-from expmech.impl import ExponentialMechanism
-from expmech.spec import DATASET_SIZE, quality_from_json
-from expmech.spec._serial import rational_from_text
-
+from .._files import write_atomically
 from ._build import Certificate
-from ._check import _decode
+from ._report_model import report_model
+from ._report_plot import plot_png, witness_series
 
-__all__ = ["write_report"]
-
-
-def _series(certificate: Certificate) -> dict[str, Any] | None:
-    predicate = certificate.statement["predicate"]
-    claim = next((c for c in predicate["claims"] if c["id"] == "sensitivity"), None)
-    pair = claim and (claim.get("witness") or claim.get("counterexample"))
-    if not pair:
-        return None
-    if "range" in predicate["mechanism"]:
-        from ._ranges import range_series
-
-        return range_series(predicate, _decode(pair["dataset1"]), _decode(pair["dataset2"]))
-    quality = quality_from_json(predicate["quality"])
-    outputs = quality.outputs()
-    measure = dict(zip(outputs, (rational_from_text(m) for m in predicate["mechanism"]["base_measure"])))
-    mech = ExponentialMechanism(quality, epsilon=rational_from_text(predicate["mechanism"]["epsilon0"]), outputs=outputs, base_measure=measure)
-    d1, d2 = _decode(pair["dataset1"]), _decode(pair["dataset2"])
-    p1, p2 = mech.distribution(d1), mech.distribution(d2)
-    losses = []
-    for r in outputs:
-        if measure[r] == 0:
-            losses.append(0.0)
-            continue
-        a, b = p1.probability(r).log(), p2.probability(r).log()
-        losses.append(abs(float(a) - float(b)))
-    epsilon = predicate["epsilon"]
-    bound = None
-    if epsilon is not None:
-        value = sympy.sympify(epsilon, locals={"n": DATASET_SIZE}).subs(DATASET_SIZE, len(d1))
-        bound = float(value)
-    return {
-        "labels": [str(r) for r in outputs],
-        "p1": [float(p1.probability(r)) for r in outputs],
-        "p2": [float(p2.probability(r)) for r in outputs],
-        "loss": losses,
-        "bound": bound,
-        "d1": d1,
-        "d2": d2,
-    }
+__all__ = ["render_report", "write_report"]
 
 
-def _plot(series: dict[str, Any]) -> bytes | None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
-    figure, (top, bottom) = plt.subplots(2, 1, figsize=(8, 6), constrained_layout=True)
-    positions = range(len(series["labels"]))
-    width = 0.4
-    top.bar([p - width / 2 for p in positions], series["p1"], width, label="p_D(r)")
-    top.bar([p + width / 2 for p in positions], series["p2"], width, label="p_D'(r)")
-    top.set_title("exact output distribution on the witness D and its neighbour D'")
-    top.legend()
-    bottom.bar(list(positions), series["loss"], color="tab:green", label="|ln p_D(r) − ln p_D'(r)|")
-    if series["bound"] is not None:
-        bottom.axhline(series["bound"], color="tab:red", linestyle="--", label=f"certified ε = {series['bound']:.4g}")
-    bottom.set_title("privacy loss per output")
-    bottom.legend()
-    for axis in (top, bottom):
-        axis.set_xticks(list(positions))
-        axis.set_xticklabels(series["labels"], rotation=60, fontsize=7)
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=90)
-    plt.close(figure)
-    return buffer.getvalue()
-
-
-def write_report(certificate: Certificate, directory: Path, stem: str) -> tuple[Path, Path]:
-    """Write ``stem.md`` and ``stem.html`` (plus ``stem.png`` when matplotlib is installed); return both report paths."""
-    predicate = certificate.statement["predicate"]
-    series = _series(certificate)
-    png = _plot(series) if series else None
-    if png:
-        (directory / f"{stem}.png").write_bytes(png)
-    lines = [
-        f"# expmech certificate: {predicate['quality']['name'] or 'unnamed'}",
-        "",
-        f"- status: **{predicate['status']}**",
-        f"- ε: **{predicate['epsilon']}**" if predicate["dp_claim"] else "- ε: no ε-DP claim is made",
-        f"- ε₀ = {predicate['mechanism']['epsilon0']}, neighbours: {predicate['mechanism']['neighbours']}",
-        f"- quality sha256: `{predicate['quality']['sha256']}`",
-        f"- certificate digest: `{certificate.digest}`",
-        "",
-        "| claim | status | method | detail |",
-        "|---|---|---|---|",
-    ]
-    for claim in predicate["claims"]:
-        detail = claim.get("reason") or claim.get("epsilon") or claim.get("largest_loss_upper_bound") or ""
-        lines.append(f"| {claim['id']} | {claim['status']} | {claim['method']} | {detail} |")
-    for note in predicate["notes"]:
-        lines += ["", f"> {note}"]
-    if series:
-        lines += ["", f"Witness D = {series['d1']}, D' = {series['d2']}."]
-    if png:
-        lines += ["", f"![distribution and privacy loss]({stem}.png)"]
-    elif series:
-        lines += ["", "(install matplotlib for plots: pip install matplotlib)"]
-    markdown = "\n".join(lines) + "\n"
-    md_path = directory / f"{stem}.md"
-    md_path.write_text(markdown, encoding="utf-8")
-    body = "".join(f"<p>{html.escape(line)}</p>" for line in lines if not line.startswith("![") and not line.startswith("|"))
-    rows = "".join(
-        f"<tr><td>{html.escape(c['id'])}</td><td>{html.escape(c['status'])}</td><td>{html.escape(c['method'])}</td></tr>" for c in predicate["claims"]
+@lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("expmech.proofs.certificate", "templates"),
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",), default_for_string=False),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
     )
-    image = f'<img alt="distribution and privacy loss" src="data:image/png;base64,{base64.b64encode(png).decode()}">' if png else ""
-    page = (
-        "<!doctype html><html><head><meta charset='utf-8'><title>expmech certificate</title></head><body>"
-        f"{body}<table border='1'><tr><th>claim</th><th>status</th><th>method</th></tr>{rows}</table>{image}</body></html>\n"
-    )
-    html_path = directory / f"{stem}.html"
-    html_path.write_text(page, encoding="utf-8")
-    return md_path, html_path
+
+
+def render_report(
+    certificate: Certificate, stem: str, *, title: str | None = None, now: datetime.datetime | None = None
+) -> tuple[str, str, bytes | None]:
+    """The Markdown text, the HTML page and the plot's PNG (None without a plot) for ``certificate``.
+
+    ``stem`` names the files the texts refer to (``stem.cert.json``, ``stem.png``); ``title`` the mechanism.
+    """
+    model = report_model(certificate, title=title, now=now)
+    series = witness_series(certificate, epsilon_label=model.epsilon_label, epsilon_at_n=model.epsilon_at_n)
+    png = plot_png(series) if series is not None else None
+    sensitivity = next((c for c in model.claims if c.id == "sensitivity"), None)
+    pair_label = (sensitivity.pair_label if sensitivity is not None else None) or "Witness"
+    if png is not None:
+        plot_note = None
+    elif series is not None:
+        plot_note = "Install matplotlib for the plot of the distribution and the privacy loss: pip install matplotlib."
+    else:
+        plot_note = "No plot: the certificate records no pair of neighbouring datasets of a spec-language quality to draw."
+    values = {"m": model, "pair_label": pair_label, "plot_note": plot_note, "certificate_file": f"{stem}.cert.json"}
+    environment = _environment()
+    markdown = environment.get_template("report.md.j2").render(image_file=f"{stem}.png" if png else None, **values)
+    page = environment.get_template("report.html.j2").render(image=base64.b64encode(png).decode() if png else None, **values)
+    return markdown, page, png
+
+
+def write_report(certificate: Certificate, directory: Path, stem: str, *, title: str | None = None) -> tuple[Path, Path]:
+    """Write ``stem.md`` and ``stem.html`` (plus ``stem.png`` when matplotlib is installed) atomically; return both report paths."""
+    markdown, page, png = render_report(certificate, stem, title=title)
+    if png is not None:
+        write_atomically(directory / f"{stem}.png", png)
+    return write_atomically(directory / f"{stem}.md", markdown), write_atomically(directory / f"{stem}.html", page)

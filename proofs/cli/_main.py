@@ -96,6 +96,7 @@ def _output_directory(text: str) -> Path:
 
 
 def _certify(args: argparse.Namespace) -> int:
+    from .._files import write_atomically
     from ..certificate._report import write_report
     from ._targets import load_targets, slug
     from ._verify import exit_code, verify_targets
@@ -110,8 +111,8 @@ def _certify(args: argparse.Namespace) -> int:
             print(f"ERROR    {verdict.target.name}: {verdict.failure} error: {last[0]}", file=sys.stderr)
             continue
         stem = slug(verdict.target.name)
-        path = verdict.certificate.write(directory / f"{stem}.cert.json")
-        md, page = write_report(verdict.certificate, directory, stem)
+        path = write_atomically(directory / f"{stem}.cert.json", verdict.certificate.to_json())
+        md, page = write_report(verdict.certificate, directory, stem, title=verdict.target.name)
         print(f"{verdict.status!s:8} {verdict.target.name}: {path} ({md.name}, {page.name})")
     return exit_code(verdicts)
 
