@@ -13,14 +13,14 @@ import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, WRONG_CATALOGUE
+from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE
 from expmech.proofs import certify
 from expmech.proofs.certificate._report import render_report, write_report
 from expmech.spec import DATASET_SIZE
 from strategies import quality_functions
 
 NOW = datetime.datetime(2026, 1, 2, 3, 4, tzinfo=datetime.timezone.utc)
-ENTRIES = CATALOGUE + WRONG_CATALOGUE + POSTERIOR_CATALOGUE
+ENTRIES = CATALOGUE + WRONG_CATALOGUE + POSTERIOR_CATALOGUE + RANGE_CATALOGUE
 
 
 class _Page(html.parser.HTMLParser):
@@ -156,7 +156,7 @@ window.addEventListener("load", () => {
 
 @pytest.mark.slow
 @pytest.mark.skipif(_browser() is None, reason="no headless Chromium installed")
-@pytest.mark.parametrize("name", ["median", "median-half", "posterior-bernoulli"])
+@pytest.mark.parametrize("name", ["median", "median-half", "posterior-bernoulli", "median-interval"])
 def test_the_report_renders_in_a_real_browser(tmp_path, reports, name):
     """Headless Chromium, offline: the MathML formula lays out, the inline plot decodes, the style applies."""
     certificate, _, page, png = reports[name]

@@ -105,12 +105,14 @@ def _sympy(text: str) -> sympy.Expr:
     return sympy.sympify(text, locals={"n": DATASET_SIZE})
 
 
-def _domain(data: dict[str, Any]) -> str:
+def _domain(data: dict[str, Any], *, interval: bool = False) -> str:
     kind = data.get("kind")
+    lo, hi = data.get("lo"), data.get("hi")
     if kind == "IntRange":
-        return f"integers {data['lo']} … {data['hi']}"
+        return f"integers {'−∞' if lo is None else lo} … {'∞' if hi is None else hi}"
     if kind == "RationalRange":
-        return f"rationals in [{data['lo']}, {data['hi']}]"
+        span = f"{'(−∞' if lo is None else f'[{lo}'}, {'∞)' if hi is None else f'{hi}]'}"
+        return f"the interval {span} of the reals" if interval else f"rationals in {span}"
     if kind == "Booleans":
         return "booleans {false, true}"
     if kind == "Categories":
@@ -141,7 +143,13 @@ def _formula(predicate: dict[str, Any]) -> tuple[str, str, str, str]:
 
 def _base_measure(values: Any) -> str:
     if isinstance(values, dict):
-        return "μ = " + readable(_decode(values))
+        fields = {k: v for k, v in values.items() if k != "kind"}
+        if values.get("kind") == "PiecewiseDensity" and not values.get("breakpoints") and values.get("densities") == ["1"]:
+            return "Lebesgue measure (density 1)"
+        def plain(value: Any) -> str:
+            return "[" + ", ".join(map(str, value)) + "]" if isinstance(value, list) else str(value)
+
+        return f"{values.get('kind', 'measure')}: " + ", ".join(f"{k} {plain(v)}" for k, v in fields.items())
     if not values:
         return "—"
     if all(v == "1" for v in values):
@@ -340,7 +348,7 @@ def report_model(certificate: Certificate, *, title: str | None = None, now: dat
         weight=mechanism.get("weight", ""),
         records="; ".join(f"{field} ∈ {_domain(domain)}" for field, domain in predicate["quality"].get("schema", [])),
         outputs="; ".join(f"{field} ∈ {_domain(domain)}" for field, domain in predicate["quality"].get("outputs", []))
-        + (f"; the range: {readable(_decode(mechanism['range']))}" if "range" in mechanism else ""),
+        + (f"; the range: {_domain(mechanism['range'], interval=True)}" if isinstance(mechanism.get("range"), dict) else ""),
         range_size=len(mechanism["outputs"]) if isinstance(mechanism.get("outputs"), list) else 0,
         base_measure=_base_measure(mechanism.get("base_measure", [])),
         delta_q=delta_q,
