@@ -174,34 +174,55 @@ def _key(path: list[Any]) -> str:
 class _Lines:
     """1-based line numbers of the table's keys and array items, found by a small TOML scanner.
 
-    Approximate by design (it reads what the writer wrote, not the parsed data), and
-    always falls back to the table's header line.
+    It reads a ``[tool.expmech]`` table (with ``[[tool.expmech.mechanisms]]``
+    arrays of tables), or the table written as dotted keys (``expmech.… =`` under
+    ``[tool]``, ``tool.expmech.… =`` at the top).  Approximate by design (it reads
+    what the writer wrote, not the parsed data), and always falls back to the
+    table's header line.
     """
 
     def __init__(self, text: str) -> None:
         self.text = text
-        header = re.search(rf"^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*\"?{TABLE}\"?[ \t]*\][ \t]*(#.*)?$", text, flags=re.M)
-        self.start = header.start() if header else 0
-        self.table = self._line(self.start) if header else 1
-        following = re.search(r"^[ \t]*\[(?!\[?[ \t]*tool[ \t]*\.[ \t]*" + TABLE + r"[ \t]*\.)", text[self.start + 1 :], flags=re.M) if header else None
-        self.end = self.start + 1 + following.start() if following else len(text)
+        header = re.search(rf"^[ \t]*\[[ \t]*\"?tool\"?[ \t]*\.[ \t]*\"?{TABLE}\"?[ \t]*\][ \t]*(#.*)?$", text, flags=re.M)
+        if header:
+            self.start, self.prefix = header.start(), ""
+            following = re.search(r"^[ \t]*\[(?!\[?[ \t]*tool[ \t]*\.[ \t]*" + TABLE + r"[ \t]*\.)", text[self.start + 1 :], flags=re.M)
+            self.end = self.start + 1 + following.start() if following else len(text)
+            self.table = self._line(self.start)
+            return
+        # dotted keys: under [tool] (``expmech.key = …``), or at the top before any header (``tool.expmech.key = …``)
+        tool = re.search(r"^[ \t]*\[[ \t]*\"?tool\"?[ \t]*\][ \t]*(#.*)?$", text, flags=re.M)
+        first = re.search(r"^[ \t]*\[", text, flags=re.M)
+        if tool:
+            self.start, self.prefix = tool.end(), rf"\"?{TABLE}\"?[ \t]*\.[ \t]*"
+        else:
+            self.start, self.prefix = 0, rf"\"?tool\"?[ \t]*\.[ \t]*\"?{TABLE}\"?[ \t]*\.[ \t]*"
+        following = re.search(r"^[ \t]*\[", text[self.start :], flags=re.M) if tool else first
+        self.end = self.start + following.start() if following else len(text)
+        found = re.search(rf"^[ \t]*{self.prefix}", text[self.start : self.end], flags=re.M)
+        self.table = self._line(self.start + found.start()) if found else 1
 
     def _line(self, offset: int) -> int:
         return self.text.count("\n", 0, offset) + 1
 
+    def _assignment(self, name: str, value: str = "") -> re.Match[str] | None:
+        """Where ``name = `` (or its dotted form), followed by ``value``, is written in the table."""
+        pattern = rf"^[ \t]*{self.prefix}\"?{re.escape(name)}\"?[ \t]*=[ \t]*{value}"
+        return re.search(pattern, self.text[self.start : self.end], flags=re.M)
+
     def key(self, name: str) -> int:
         """The line where ``name = …`` is written in the table (the header line if not found)."""
-        found = re.search(rf"^[ \t]*\"?{re.escape(name)}\"?[ \t]*=", self.text[self.start : self.end], flags=re.M)
+        found = self._assignment(name)
         return self._line(self.start + found.start()) if found else self.table
 
     def item(self, array: str, index: int) -> int:
         """The line where item ``index`` of ``array`` starts (inline array, or ``[[tool.expmech.array]]`` headers)."""
-        headers = [m.start() for m in re.finditer(rf"^[ \t]*\[\[[ \t]*tool[ \t]*\.[ \t]*{TABLE}[ \t]*\.[ \t]*{array}[ \t]*\]\]", self.text, flags=re.M)]
+        headers = [m.start() for m in re.finditer(rf"^[ \t]*\[\[[ \t]*\"?tool\"?[ \t]*\.[ \t]*\"?{TABLE}\"?[ \t]*\.[ \t]*\"?{array}\"?[ \t]*\]\]", self.text, flags=re.M)]
         if headers:
             return self._line(headers[index]) if index < len(headers) else self.table
-        found = re.search(rf"^[ \t]*\"?{re.escape(array)}\"?[ \t]*=[ \t]*\[", self.text[self.start : self.end], flags=re.M)
+        found = self._assignment(array, r"\[")
         if not found:
-            return self.table
+            return self.key(array)
         starts = _item_offsets(self.text, self.start + found.end())
         return self._line(starts[index]) if index < len(starts) else self._line(self.start + found.start())
 
