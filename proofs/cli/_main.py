@@ -85,6 +85,8 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _output_directory(text: str) -> Path:
+    if not text.strip():  # Path("") is the current directory: never a silent default
+        raise InvalidArgument(f"--output={text!r} is empty: name a directory", parameter="output", value=text)
     directory = Path(text)
     if directory.exists() and not directory.is_dir():
         raise InvalidArgument(f"--output={text!r} exists and is not a directory", parameter="output", value=text)

@@ -298,6 +298,8 @@ def load_targets(references: list[str], *, cwd: Path | None = None) -> TargetSet
         references = [str(found)]
     root = (find_pyproject(here) or here / "pyproject.toml").parent
     for reference in references:
+        if not reference.strip():  # Path("") is the current directory: never a silent default
+            raise UsageError(f"target={reference!r} is empty: name a module:attr or a pyproject.toml", parameter="target", value=reference)
         path = Path(reference)
         if reference.endswith(".toml") or path.is_file() or path.is_dir() or "/" in reference or "\\" in reference:
             config = read_config(path, cwd=here)
