@@ -55,3 +55,15 @@ def test_continuous_benchmark_runs():
     spec.loader.exec_module(module)
     result = module.bench_exact(500, repeats=1)
     assert result["distribution"] > 0 and 0 < result["loss value"] <= 1
+
+
+@pytest.mark.slow
+def test_synth_command_benchmark_runs(tmp_path):
+    """bench_synth_command times the whole command on both paths (release alone, with --certificate) at a small size."""
+    spec = importlib.util.spec_from_file_location("bench_synth_command", pathlib.Path(__file__).parent / "benchmarks" / "bench_synth_command.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    csv = tmp_path / "bits.csv"
+    csv.write_text("1,0,1\n0,1,1\n1,1,0\n")
+    assert module.run_once(csv, 3, 2, None) > 0
+    assert module.run_once(csv, 3, 2, tmp_path / "c.json") > 0 and (tmp_path / "c.json").is_file()
