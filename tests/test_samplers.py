@@ -113,9 +113,21 @@ def pf_counts(epsilon, size):
     return Counter(pf.sample(DATA, rng=rng) for _ in range(size))
 
 
-def test_permute_and_flip_fits_and_has_power():
-    """Permute-and-flip fits its exact distribution; at 0.7ε and 1.3ε it is rejected."""
-    size = 20000
+@pytest.mark.parametrize("path", ["all-coins-filtered", "all-coins-exact", "sequential"])
+def test_permute_and_flip_fits_and_has_power(path, monkeypatch):
+    """Permute-and-flip fits its exact distribution on every path; at 0.7ε and 1.3ε it is rejected.
+
+    ``all-coins-exact`` widens the float bounds until no coin is decided by
+    them (each goes to the exact comparison); ``sequential`` turns the filter
+    off (a random order, one CKS coin per visit).
+    """
+    from expmech.impl import _permute_flip
+
+    if path == "all-coins-exact":
+        monkeypatch.setattr(_permute_flip, "_WIDEN", 4.0)
+    if path == "sequential":
+        monkeypatch.setattr(_permute_flip, "filter_enabled", lambda: False)
+    size = 20000 if path != "all-coins-exact" else 6000
     exact = PermuteAndFlip(median_quality, epsilon=EPSILON, outputs=OUTPUTS).probabilities(DATA)
     assert sum(p.numerator for p in exact.values()) == 1
     truth = {r: float(p) for r, p in exact.items()}
@@ -130,3 +142,28 @@ def test_permute_and_flip_is_not_the_exponential_mechanism():
     pf = PermuteAndFlip(median_quality, epsilon=EPSILON, outputs=OUTPUTS).probabilities(DATA)
     best = 2
     assert pf[best] > em.probability(best)
+
+
+def test_exact_coin_decides_at_the_boundary():
+    """A uniform whose 53 first bits straddle e^{−γ} is settled by more bits, on the exact side."""
+    import mpmath
+
+    from expmech.impl._permute_flip import _exact_coin
+
+    class Bits(random.Random):
+        def __init__(self, value):
+            super().__init__(0)
+            self.value = value
+
+        def getrandbits(self, k):
+            value, self.value = self.value, 0  # the given 64 bits, then zeros
+            return value
+
+    for gamma in (Fraction(1, 3), Fraction(7, 2), Fraction(1, 10**12), Fraction(700)):
+        with mpmath.workdps(80):
+            p = mpmath.exp(-mpmath.mpf(gamma.numerator) / gamma.denominator)
+            u = int(mpmath.floor(p * 2**53))  # U's first bits hold p: the floats cannot decide
+            nxt = int(mpmath.floor((p * 2**53 - u) * 2**64))
+        assert _exact_coin(gamma, u, Bits(nxt)) is True  # U = (u·2^64 + nxt)/2^117 < p
+        assert _exact_coin(gamma, u, Bits(nxt + 1)) is False  # U >= p
+        assert _exact_coin(gamma, u - 1, Bits(2**64 - 1)) is True and _exact_coin(gamma, u + 1, Bits(0)) is False
