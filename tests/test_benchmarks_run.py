@@ -14,8 +14,23 @@ def test_sampling_benchmark_exact_case_runs():
     spec = importlib.util.spec_from_file_location("bench_sampling", BENCH)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    seconds, loss = module.bench_exact(200, 200)
-    assert seconds > 0 and 0 < loss <= 0.4
+    row = module.bench_exact(200, 200, repeats=1)
+    assert row["exact s"] > 0 and 0 < row["loss"] <= 0.4 and row["decided"]
+    assert abs(row["loss"] - row["float loss"]) < 1e-9 and row["exact peak MB"] > 0
+
+
+@pytest.mark.slow
+def test_sampling_benchmark_fresh_and_repeated_run():
+    """Every sampler of the fresh and repeated tables runs on a small range, and OpenDP's laws are audited."""
+    spec = importlib.util.spec_from_file_location("bench_sampling", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fresh = module.bench_fresh(100)
+    assert fresh["expmech default"] > 0 and fresh["numpy default"] > 0 and 0 < fresh["numpy share noise"] <= 1.5
+    repeated = module.bench_repeated(100)
+    assert repeated["expmech build"] > 0 and repeated["expmech seeded"] > 0
+    lines = module.audit_opendp_laws(draws=3000)
+    assert not lines or "CONSISTENT with the exponential mechanism" in lines[0]
 
 
 @pytest.mark.slow
@@ -67,3 +82,15 @@ def test_synth_command_benchmark_runs(tmp_path):
     csv.write_text("1,0,1\n0,1,1\n1,1,0\n")
     assert module.run_once(csv, 3, 2, None) > 0
     assert module.run_once(csv, 3, 2, tmp_path / "c.json") > 0 and (tmp_path / "c.json").is_file()
+
+
+@pytest.mark.slow
+def test_synthetic_benchmark_runs():
+    """bench_synthetic releases and certifies a small (k, m) in process, and times the command with its certificate."""
+    path = pathlib.Path(__file__).parent / "benchmarks" / "bench_synthetic.py"
+    spec = importlib.util.spec_from_file_location("bench_synthetic", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    levels, release, certificate = module.in_process(2, 2, repeats=1)
+    assert levels > 0 and release >= 0 and certificate > 0
+    assert module.command_seconds(2, 2, certificate=True, repeats=1) > 0
