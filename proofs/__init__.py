@@ -1,7 +1,8 @@
 """expmech.proofs: evidence — sensitivity proofs, falsifiers, conformance, sampler audits, the command."""
 
 from .certificate._build import Certificate, certify
-from .certificate._check import CheckReport, check_certificate
+from .certificate._check import CheckOutcome, CheckReport, check_certificate
+from .certificate._limits import CertificateLimits
 from .conformance._truthfulness import TruthfulnessReport, check_truthfulness
 from .prover._falsify import FalsificationResult, exhaustive_check, falsify, falsify_privacy
 from .prover._monotone import MonotonicityResult, prove_monotone
@@ -23,6 +24,8 @@ __all__ = [
     "AuditResult",
     "AuditStatus",
     "Certificate",
+    "CertificateLimits",
+    "CheckOutcome",
     "CheckReport",
     "DPInconclusive",
     "DPViolation",

@@ -45,7 +45,8 @@ def _counterexample_text(certificate: Certificate) -> str:
             c = claim["counterexample"]
             return f"counterexample: D = {c['dataset1']}, D' = {c['dataset2']}, r = {c['output']}, |q(D,r) − q(D',r)| = {c['difference']}"
         if claim["id"] == "conformance" and claim.get("violations"):
-            return f"conformance violation: {claim['violations'][0]}"
+            pair = claim["checks"][claim["violations"][0]]
+            return f"conformance violation: D = {pair['dataset1']}, D' = {pair['dataset2']}, privacy loss > ε = {pair['epsilon_at_n']}"
     return ""
 
 

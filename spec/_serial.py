@@ -5,6 +5,13 @@ rebuild safely: ``eval`` of ``srepr`` text would run arbitrary code, so the
 expression is written as a tree of whitelisted node names and rebuilt by
 :func:`quality_from_json`, which refuses anything else.  Rationals are
 ``"p/q"`` strings.
+
+The rebuild is exact: every node is constructed with ``evaluate=False`` from
+the recorded arguments, in the recorded order, so sympy never re-simplifies
+the tree (re-evaluating an already evaluated expression is not idempotent for
+nested ``Max``/``Abs``/``Add``), and the rebuilt tree is written back and
+required to equal the recorded one — a tree sympy would not have produced
+(a one-argument ``Add``, unsorted ``Max`` arguments) is refused.
 """
 
 from __future__ import annotations
@@ -12,14 +19,17 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+import warnings
+
 import sympy
+from sympy.utilities.exceptions import SymPyDeprecationWarning
 
 from ._domains import Booleans, Categories, Domain, Grid, IntRange, RationalRange
 from ._errors import InvalidArgument, describe
 from ._language import Count, Mean, OutputSpace, RecordSchema, Size, Total
 from ._quality import QualityFunction
 
-__all__ = ["function_from_json", "function_to_json", "quality_from_json", "quality_to_json", "rational_from_text", "rational_text"]
+__all__ = ["expression_from_json", "expression_to_json", "function_from_json", "function_to_json", "quality_from_json", "quality_to_json", "rational_from_text", "rational_text"]
 
 _NODES: dict[str, Any] = {
     "Add": sympy.Add,
@@ -41,6 +51,7 @@ _NODES: dict[str, Any] = {
     "Total": Total,
     "Mean": Mean,
     "Size": Size,
+    "log": sympy.log,  # only in claimed sensitivities such as 2*log(3); no quality function admits it
 }
 _NAMES = {cls: name for name, cls in _NODES.items()}
 
@@ -64,7 +75,8 @@ def rational_from_text(text: Any, *, name: str = "value") -> Fraction:
     return value
 
 
-def _expr_to_tree(expr: sympy.Basic) -> Any:
+def expression_to_json(expr: sympy.Basic) -> Any:
+    """The expression tree of ``expr`` as JSON data: ``{"node": name, "args": [...]}``, rationals, booleans, symbols."""
     if isinstance(expr, sympy.Integer | sympy.Rational):
         return {"rational": rational_text(expr)}
     if expr is sympy.true or expr is sympy.false:
@@ -72,42 +84,86 @@ def _expr_to_tree(expr: sympy.Basic) -> Any:
     if isinstance(expr, sympy.Symbol):
         return {"symbol": expr.name}
     if isinstance(expr, sympy.Piecewise):
-        return {"node": "Piecewise", "args": [[_expr_to_tree(p.expr), _expr_to_tree(p.cond)] for p in expr.args]}
+        return {"node": "Piecewise", "args": [[expression_to_json(p.expr), expression_to_json(p.cond)] for p in expr.args]}
     for cls, name in _NAMES.items():
         if type(expr) is cls or (isinstance(expr, cls) and cls in (Count, Total, Mean, Size)):
-            return {"node": name, "args": [_expr_to_tree(a) for a in expr.args]}
+            return {"node": name, "args": [expression_to_json(a) for a in expr.args]}
     raise InvalidArgument(f"cannot serialise {type(expr).__name__}", parameter="expr", value=expr)
+
+
+_LEAVES = ({"rational"}, {"bool"}, {"symbol"})
+#: (fewest, most) arguments of each node; Add, Mul, Max, Min, And, Or take two or more.
+_ARITY: dict[str, tuple[int, int | None]] = {
+    **{name: (2, 2) for name in ("Pow", "Eq", "Ne", "Lt", "Le", "Gt", "Ge")},
+    **{name: (1, 1) for name in ("Abs", "Not", "Count", "Total", "Mean", "log")},
+    "Size": (0, 0),
+}
 
 
 def _expr_from_tree(tree: Any, symbols: dict[str, sympy.Symbol]) -> sympy.Basic:
     if not isinstance(tree, dict):
         raise InvalidArgument(f"expression node {describe(tree)} must be an object", parameter="expr", value=tree)
+    keys = set(tree)
+    if keys not in _LEAVES and keys != {"node", "args"}:
+        raise InvalidArgument(
+            f"expression node with keys {sorted(keys)} must have exactly 'rational', 'bool', 'symbol', or 'node' and 'args'",
+            parameter="expr",
+            value=sorted(keys),
+        )
     if "rational" in tree:
         value = rational_from_text(tree["rational"], name="rational")
         return sympy.Rational(value.numerator, value.denominator)
     if "bool" in tree:
-        return sympy.true if tree["bool"] is True else sympy.false
+        if not isinstance(tree["bool"], bool):
+            raise InvalidArgument(f"bool={describe(tree['bool'])} must be true or false", parameter="expr", value=tree["bool"])
+        return sympy.true if tree["bool"] else sympy.false
     if "symbol" in tree:
         name = tree["symbol"]
-        if name not in symbols:
+        if not isinstance(name, str) or name not in symbols:
             raise InvalidArgument(f"unknown symbol {describe(name)} in the expression", parameter="expr", value=name)
         return symbols[name]
-    node = tree.get("node")
-    args = tree.get("args", [])
+    node, args = tree["node"], tree["args"]
     if not isinstance(args, list):
         raise InvalidArgument(f"node {describe(node)} has args that are not a list", parameter="expr", value=tree)
     if node == "Piecewise":
-        pairs = [(_expr_from_tree(e, symbols), _expr_from_tree(c, symbols)) for e, c in args]
-        return sympy.Piecewise(*pairs)
-    if node not in _NODES:
+        pairs = []
+        for pair in args:
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise InvalidArgument(f"Piecewise branch {describe(pair)} must be [expr, cond]", parameter="expr", value=pair)
+            pairs.append((_expr_from_tree(pair[0], symbols), _expr_from_tree(pair[1], symbols)))
+        try:
+            return sympy.Piecewise(*pairs, evaluate=False)
+        except (TypeError, ValueError, AttributeError, sympy.SympifyError) as error:
+            raise InvalidArgument(f"Piecewise branches {describe(pairs)} are not (expr, condition) pairs: {error}", parameter="expr", value=None) from None
+    if not isinstance(node, str) or node not in _NODES:
         raise InvalidArgument(f"node {describe(node)} is not in the quality-function language", parameter="expr", value=node)
+    low, high = _ARITY.get(node, (2, None))
+    if len(args) < low or (high is not None and len(args) > high):
+        raise InvalidArgument(f"node {node} has {len(args)} argument(s); it takes {low}" + ("" if high == low else f" to {high or 'any number'}"), parameter="expr", value=node)
     children = [_expr_from_tree(a, symbols) for a in args]
-    cls = _NODES[node]
-    if cls in (sympy.Eq, sympy.Ne, sympy.Max, sympy.Min, sympy.Add, sympy.Mul, sympy.Pow, sympy.Abs):
-        # rebuilt as written: the arguments were serialised in sympy's canonical order, and
-        # evaluating again (sympy's pairwise Max comparisons, Abs's sign analysis) costs time, not meaning
-        return cls(*children, evaluate=False)
-    return cls(*children)
+    # rebuilt as written: the arguments were serialised in sympy's canonical order, and evaluating
+    # again (sympy's pairwise Max comparisons, Abs's sign analysis) could change the tree, and costs time
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", SymPyDeprecationWarning)  # e.g. a boolean inside Add: not an expression
+            return _NODES[node](*children, evaluate=False)
+    except (TypeError, ValueError, AttributeError, sympy.SympifyError, SymPyDeprecationWarning) as error:
+        raise InvalidArgument(f"node {node} cannot take {len(children)} argument(s): {error}", parameter="expr", value=node) from None
+
+
+def expression_from_json(tree: Any, symbols: dict[str, sympy.Symbol]) -> sympy.Basic:
+    """Rebuild an expression written by :func:`expression_to_json`, exactly, over the named ``symbols``.
+
+    Every node is built with ``evaluate=False``; a tree that does not come back
+    unchanged when written again (one sympy would never produce) raises
+    :class:`InvalidArgument`, as does any node outside the language.
+    """
+    expr = _expr_from_tree(tree, symbols)
+    if expression_to_json(expr) != tree:
+        raise InvalidArgument(
+            "the expression tree is not in sympy's canonical form: rebuilding it changes it", parameter="expr", value=None
+        )
+    return expr
 
 
 def _domain_to_json(domain: Domain) -> dict[str, Any]:
@@ -156,7 +212,7 @@ def function_to_json(function: Any) -> dict[str, Any]:
         "name": function.name,
         "schema": [[name, _domain_to_json(domain)] for name, _, domain in function.schema.items()],
         "outputs": [[name, _domain_to_json(domain)] for name, _, domain in function.output_space.items()],
-        "expression": _expr_to_tree(function.expr),
+        "expression": expression_to_json(function.expr),
         "canonical_text": function.canonical_text,
         "sha256": function.sha256,
     }
@@ -172,7 +228,7 @@ def function_from_json(data: Any, build: Any, *, what: str) -> Any:
     schema = RecordSchema({name: _domain_from_json(d) for name, d in data.get("schema", [])})
     outputs = OutputSpace({name: _domain_from_json(d) for name, d in data.get("outputs", [])})
     symbols = {s.name: s for s in schema.symbols + outputs.symbols}
-    function = build(_expr_from_tree(data.get("expression"), symbols), schema=schema, outputs=outputs, name=data.get("name"))
+    function = build(expression_from_json(data.get("expression"), symbols), schema=schema, outputs=outputs, name=data.get("name"))
     if function.sha256 != data.get("sha256"):
         raise InvalidArgument(
             f"the rebuilt {what} has sha256 {function.sha256}, not the recorded {describe(data.get('sha256'))}",

@@ -174,18 +174,18 @@ def test_the_catalogue_auction_is_certified_truthful():
     assert not claim["instances"]["violations"]
     report = check_certificate(json.loads(cert.to_json()))
     assert report.ok, report.problems
-    assert sum(1 for name, _, _ in report.checks if name.startswith("truthfulness")) == 8
+    assert ("claim truthfulness", True, "PROVED, re-derived") in report.checks
 
 
 @pytest.mark.parametrize(
     "tamper, problem",
     [
-        (lambda c: c.update(bound="9*(exp(1/2) - 1)"), "bound re-derived"),
-        (lambda c: c.update(utility_bound="5"), "U re-derived"),
-        (lambda c: c.update(epsilon="1/2"), "ε is the certified ε"),
-        (lambda c: c["auction"].update(reports=[str(b) for b in range(0, 12)]), "revenue"),
-        (lambda c: c["instances"].update(largest_gain_upper_bound="0"), "instances reproduced"),
-        (lambda c: c["hypotheses"].update(points=1), "hypotheses"),
+        (lambda c: c.update(bound="9*(exp(1/2) - 1)"), "claim truthfulness: bound:"),
+        (lambda c: c.update(utility_bound="5"), "utility_bound"),
+        (lambda c: c.update(epsilon="1/2"), "claim truthfulness: epsilon:"),
+        (lambda c: c["auction"].update(reports=[str(b) for b in range(0, 12)]), "auction.reports"),
+        (lambda c: c["instances"].update(largest_gain_upper_bound="0"), "instances.largest_gain_upper_bound"),
+        (lambda c: c["hypotheses"].update(points=1), "hypotheses.points"),
     ],
 )
 def test_a_tampered_truthfulness_claim_is_rejected(tamper, problem):

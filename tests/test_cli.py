@@ -168,9 +168,9 @@ def test_check_reports_a_tampered_certificate(tmp_path, capsys):
     text = path.read_text().replace('"epsilon0": "1/2"', '"epsilon0": "1/3"')
     path.write_text(text)
     code, out, _ = run(["check", str(path)], capsys)
-    assert code == 1 and "problem: digest" in out
+    assert code == 1 and "INVALID" in out and "digest:" in out
     code, out, _ = run(["check", str(tmp_path / "missing.json")], capsys)
-    assert code == 1 and "does not exist" in out
+    assert code == 2 and "does not exist" in out
 
 
 def test_console_script_is_installed():

@@ -1,10 +1,14 @@
 """Canonical JSON (RFC 8785, JSON Canonicalization Scheme) for the data expmech writes.
 
-Certificates hold only objects, arrays, strings, booleans, null and integers
-of magnitude below 2**53 (rationals are ``"p/q"`` strings, larger integers
-strings), so JCS reduces to: keys sorted by UTF-16 code units, no
-insignificant white space, minimal string escapes, UTF-8.  Floats are refused:
-they have no place in a certificate.
+:func:`canonical_bytes` is the ``rfc8785`` package's implementation, after
+refusing what a certificate may not hold.  Certificates hold only objects,
+arrays, strings, booleans, null and integers of magnitude below 2**53
+(rationals are ``"p/q"`` strings, larger integers strings): floats are
+refused, they have no place in a certificate.  For such data JCS reduces to
+keys sorted by UTF-16 code units, no insignificant white space, minimal string
+escapes, UTF-8 — :func:`reduced_canonical_bytes`, kept as an independent
+second implementation that the tests hold equal to the first on every
+certificate written.
 """
 
 from __future__ import annotations
@@ -14,10 +18,12 @@ import itertools
 import json
 from typing import Any
 
+import rfc8785
+
 from expmech.spec import InvalidArgument
 from expmech.spec._errors import describe
 
-__all__ = ["canonical_bytes", "safe_integer_rows", "safe_integers", "sha256_hex"]
+__all__ = ["canonical_bytes", "reduced_canonical_bytes", "safe_integer_rows", "safe_integers", "sha256_hex"]
 
 _SAFE_INTEGER = 2**53 - 1
 
@@ -63,7 +69,16 @@ def _canonical(value: Any, path: str) -> Any:
 
 
 def canonical_bytes(value: Any) -> bytes:
-    """The RFC 8785 canonical UTF-8 bytes of ``value``."""
+    """The RFC 8785 canonical UTF-8 bytes of ``value`` (by the ``rfc8785`` package); floats and huge integers are refused."""
+    _canonical(value, "$")
+    try:
+        return rfc8785.dumps(value)
+    except (rfc8785.CanonicalizationError, UnicodeEncodeError, ValueError) as error:
+        raise InvalidArgument(f"the value cannot be canonicalised: {error}", parameter="value", value=None) from None
+
+
+def reduced_canonical_bytes(value: Any) -> bytes:
+    """RFC 8785 for certificate data by this module's own reduction (see the module docstring)."""
     return json.dumps(_canonical(value, "$"), ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 

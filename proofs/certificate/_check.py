@@ -1,17 +1,46 @@
 """Independent re-checking of a certificate: ``check_certificate`` and ``expmech check``.
 
-The checker trusts nothing in the file.  It validates the JSON Schema,
-recomputes the digest over the RFC 8785 canonical statement, rebuilds the
-quality function from its expression tree (never evaluating code) and checks
-its sha256, re-runs every recorded SMT-LIB2 query on z3 and — when the
-``cvc5`` package is installed — on cvc5 as an independent solver, re-evaluates
-every witness and counterexample exactly, and re-derives ε from the spec's
-privacy statement.
+The checker trusts nothing a certificate asserts.  In this order, stopping at
+the first failure:
+
+1. **Bounded input** — size, JSON depth, digits, strings; duplicate keys and
+   floats are refused (:mod:`._limits`).
+2. **Signature** — with trusted keys, the DSSE envelope must carry a valid
+   Ed25519 signature by one of them; an unsigned certificate fails.
+3. **Digest** — sha256 over the RFC 8785 canonical statement (integrity of the
+   bytes, nothing more).
+4. **Schema** — the published JSON Schema; every object is closed, so an
+   unknown claim, field or key fails.  Then the content limits: expression
+   size, depth and exponents, records per dataset, domain sizes, budgets.
+5. **Inputs** — the quality function is rebuilt from its tree without
+   re-simplification; its canonical text is re-rendered and compared byte for
+   byte, as is its sha256 and the subject digest; the range (dispatched on its
+   ``kind``) and its base measure are validated.
+6. **Re-derivation** — every claim is derived afresh from the inputs alone
+   (:func:`~._derive.derive`, with the recorded prover budget) and the recorded
+   statement must equal it, member by member: claims in order, no duplicate
+   ids, every field; SMT queries after the normalisation of
+   :func:`~._smt.normalise_smt2`.  Only provenance is not compared: tool
+   versions, solver labels, ``implementation_sha256`` (differences become
+   notes) and, when the recorded z3 version differs from the installed one,
+   ``rlimit_used``.
+7. **Independent checks** — witnesses and counterexamples re-evaluated exactly
+   with the rebuilt quality function (and shown to be neighbours); every
+   conformance pair's recorded loss bound <= ε at its n; every recorded query
+   re-run on z3 and on cvc5 (when installed) with the recorded answer; no
+   PROVED claim resting on an ``unknown`` query; the ε-DP claim resting on a
+   PROVED sensitivity.
+
+The :class:`CheckReport` says which of :class:`CheckOutcome` applies; only
+``CERTIFIES_DP`` (exit 0) means "a valid certificate of ε-DP" (with
+``max_epsilon``, of an ε <= it).
 """
 
 from __future__ import annotations
 
+import enum
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from importlib import resources
@@ -20,30 +49,51 @@ from typing import Any
 
 import jsonschema
 import sympy
-import z3
 
-from expmech.spec import DATASET_SIZE, ExpMechError, InvalidArgument, Neighbours, derive_epsilon, quality_from_json
+from expmech.spec import DATASET_SIZE, ExpMechError, InvalidArgument, InvalidType, LogLikelihood, Neighbours, QualityFunction
+from expmech.spec._errors import describe
 from expmech.spec._serial import rational_from_text
 
-from ._canonical import sha256_hex
+from ..prover._claims import at_least, parse_claim
 from ._build import implementation_sha256
+from ._canonical import canonical_bytes, sha256_hex
+from ._derive import Derivation, derive, epsilon_at, measure_budget, subject
+from ._inputs import CertificateInputs, decode_output, decode_value, inputs_from_json, inputs_to_json
+from ._limits import CertificateLimits, CertificateMalformed, CertificateRefused, check_content_limits, check_shape, parse_json, read_limited
+from ._smt import SolverRun, normalise_smt2, run_cvc5, run_z3, z3_label
 
-__all__ = ["CheckReport", "check_certificate", "certificate_schema"]
+__all__ = ["CheckOutcome", "CheckReport", "DerivationCache", "certificate_schema", "check_certificate"]
+
+_decode = decode_value  # kept for the reports
+_output = decode_output
 
 
-def certificate_schema() -> dict[str, Any]:
-    """The published JSON Schema (draft 2020-12) of certificates."""
-    text = resources.files("expmech.proofs.certificate").joinpath("certificate.schema.json").read_text(encoding="utf-8")
-    return json.loads(text)
+class CheckOutcome(enum.Enum):
+    """What a check established, with the exit code ``expmech check`` gives it."""
+
+    CERTIFIES_DP = "valid: certifies ε-DP"
+    NO_DP_CLAIM = "valid, but certifies no ε-DP"
+    INVALID = "INVALID: forged, tampered or inconsistent"
+    REFUSED = "refused: over a limit or unreadable"
+    INCONCLUSIVE = "inconclusive: could not be re-derived here"
+
+    @property
+    def exit_code(self) -> int:
+        """0 CERTIFIES_DP, 1 INVALID, 2 REFUSED, 3 NO_DP_CLAIM, 4 INCONCLUSIVE."""
+        return {"CERTIFIES_DP": 0, "INVALID": 1, "REFUSED": 2, "NO_DP_CLAIM": 3, "INCONCLUSIVE": 4}[self.name]
 
 
 @dataclass(frozen=True)
 class CheckReport:
-    """The outcome of :func:`check_certificate`: ``ok`` only if every check passed.
+    """The outcome of :func:`check_certificate`.
 
-    ``checks`` lists ``(name, passed, detail)``; ``problems`` the failures;
-    ``notes`` what is worth knowing but is not a failure (e.g. cvc5 missing, or
-    the implementation changed since certification).
+    ``ok`` is True when the certificate is valid — every recorded member equals
+    its re-derivation and every independent check passed — whether or not it
+    certifies ε-DP; ``outcome`` says which (see :class:`CheckOutcome`).
+    ``checks`` lists ``(name, passed, detail)`` in the order run, ending at the
+    first failure; ``failed`` names it (``"claim sensitivity"``, ``"digest"``, …)
+    and ``problems`` holds its message.  ``notes`` are worth knowing but are
+    not failures (cvc5 missing, another z3 version, a changed implementation).
     """
 
     ok: bool
@@ -52,248 +102,597 @@ class CheckReport:
     checks: tuple[tuple[str, bool, str], ...]
     problems: tuple[str, ...]
     notes: tuple[str, ...] = field(default=())
+    outcome: CheckOutcome = CheckOutcome.INVALID
+    failed: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """The exit code of ``expmech check`` for this certificate."""
+        return self.outcome.exit_code
+
+    @property
+    def certifies_dp(self) -> bool:
+        """Whether this is a valid certificate of ε-DP (within ``max_epsilon`` when one was given)."""
+        return self.outcome is CheckOutcome.CERTIFIES_DP
+
+    @property
+    def summary(self) -> str:
+        """One line: the outcome and, for a failure, the first failing check and why."""
+        if self.failed is not None:
+            return f"{self.outcome.value} — {self.problems[0] if self.problems else self.failed}"
+        if self.outcome is CheckOutcome.CERTIFIES_DP:
+            return f"{self.outcome.value}: ε = {self.epsilon} (status {self.status}), every claim re-derived"
+        return f"{self.outcome.value} (status {self.status}): {self.notes[0] if self.notes else 'no ε-DP claim'}"
 
 
-def _decode(value: Any) -> Any:
-    if isinstance(value, dict) and set(value) == {"rational"}:
-        return rational_from_text(value["rational"], name="rational")
-    if isinstance(value, dict) and set(value) == {"integer"}:
-        return int(value["integer"])
-    if isinstance(value, dict):
-        return {k: _decode(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    return value
+class DerivationCache:
+    """A cache of fresh derivations by their inputs, and of solver runs by query text, for checking many certificates.
 
-
-def _output(value: Any) -> Any:
-    decoded = _decode(value)
-    return tuple(decoded) if isinstance(decoded, list) else decoded
-
-
-def _z3_check(smt2: str) -> str:
-    solver = z3.Solver()
-    solver.set("timeout", 60_000)
-    solver.add(z3.parse_smt2_string(smt2))
-    return str(solver.check())
-
-
-def _cvc5_check(smt2: str) -> str | None:
-    try:
-        import cvc5
-    except ImportError:
-        return None
-    manager = cvc5.TermManager()
-    solver = cvc5.Solver(manager)
-    parser = cvc5.InputParser(solver)
-    parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, smt2, "certificate")
-    symbols = parser.getSymbolManager()
-    answer = None
-    while True:
-        command = parser.nextCommand()
-        if command.isNull():
-            break
-        output = command.invoke(solver, symbols)
-        if str(command).startswith("(check-sat"):
-            answer = output.strip()
-    return answer
-
-
-def _expr(text: str | None) -> sympy.Expr | None:
-    if text is None:
-        return None
-    if text == "oo":
-        return sympy.oo
-    allowed = {"n": DATASET_SIZE}
-    return sympy.sympify(text, locals=allowed, strict=False) if all(c in "0123456789n+-*/() " for c in text) else _refuse(text)
-
-
-def _refuse(text: str) -> sympy.Expr:
-    raise InvalidArgument(f"expression {text!r} has characters outside rationals and n", parameter="expression", value=text)
-
-
-def _load(source: Any) -> dict[str, Any]:
-    if isinstance(source, dict):
-        return source
-    if isinstance(source, str | Path):
-        path = Path(source)
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InvalidArgument(f"certificate={str(source)!r} does not exist", parameter="certificate", value=str(source)) from None
-        except json.JSONDecodeError as error:
-            raise InvalidArgument(f"certificate={str(source)!r} is not JSON: {error}", parameter="certificate", value=str(source)) from None
-    raise InvalidArgument(f"certificate must be a path or a dict, not {type(source).__name__}", parameter="certificate", value=source)
-
-
-def check_certificate(certificate: Any, *, solvers: tuple[str, ...] = ("z3", "cvc5")) -> CheckReport:
-    """Re-verify a certificate (a path or its parsed JSON) independently; see the module docstring.
-
-    Returns a :class:`CheckReport`; ``ok`` is False if any check fails (a
-    tampered byte, a claim the evidence does not support, a query whose answer
-    differs, a witness that does not re-evaluate, an ε that does not follow).
+    Sound because a derivation is a deterministic function of the inputs it is
+    keyed by (and the installed z3), and holds only what the checker itself
+    derived, never what a certificate recorded.
     """
-    data = _load(certificate)
-    checks: list[tuple[str, bool, str]] = []
-    notes: list[str] = []
 
-    def record(name: str, passed: bool, detail: str = "") -> bool:
-        checks.append((name, passed, detail))
-        return passed
+    def __init__(self) -> None:
+        self.derivations: dict[bytes, Derivation] = {}
+        self.z3_runs: dict[tuple[str, int, int], SolverRun] = {}
+        self.cvc5_runs: dict[tuple[str, int], SolverRun | None] = {}
 
-    errors = sorted(jsonschema.Draft202012Validator(certificate_schema()).iter_errors(data), key=lambda e: list(e.path))
-    if not record("schema", not errors, "; ".join(f"{'/'.join(map(str, e.path))}: {e.message}" for e in errors[:3])):
-        return _report(checks, None, None, notes)
-    statement = data["certificate"]
-    predicate = statement["predicate"]
-    record("digest", sha256_hex(statement) == data["digest"]["value"], "sha256 over the RFC 8785 canonical statement")
-    if predicate["quality"].get("kind") == "log-likelihood":
-        from ._posterior import check_posterior
 
-        check_posterior(statement, record, lambda p: _rerun_queries(p, solvers, record, notes))
-        _implementation_note(predicate, notes)
-        return _report(checks, predicate["status"], predicate["epsilon"], notes)
+_VALIDATOR: list[Any] = []
+
+
+def certificate_schema() -> dict[str, Any]:
+    """The published JSON Schema (draft 2020-12) of certificates."""
+    text = resources.files("expmech.proofs.certificate").joinpath("certificate.schema.json").read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def _validator() -> Any:
+    if not _VALIDATOR:
+        _VALIDATOR.append(jsonschema.Draft202012Validator(certificate_schema()))
+    return _VALIDATOR[0]
+
+
+class _Stop(Exception):
+    pass
+
+
+_PROVENANCE = ("tools", "implementation_sha256")
+
+
+class _Check:
+    """One run of the checker: the checks so far, the notes, and the outcome."""
+
+    def __init__(self, solvers: tuple[str, ...], limits: CertificateLimits, cache: DerivationCache | None) -> None:
+        self.solvers = solvers
+        self.limits = limits
+        self.cache = cache
+        self.checks: list[tuple[str, bool, str]] = []
+        self.notes: list[str] = []
+        self.outcome = CheckOutcome.INVALID
+        self.failed: str | None = None
+        self.status: str | None = None
+        self.epsilon: str | None = None
+        self.z3_runs: dict[tuple[str, int, int], SolverRun] = cache.z3_runs if cache is not None else {}
+
+    def passed(self, name: str, detail: str = "") -> None:
+        self.checks.append((name, True, detail))
+
+    def fail(self, name: str, detail: str, outcome: CheckOutcome = CheckOutcome.INVALID) -> _Stop:
+        self.checks.append((name, False, detail))
+        self.failed = name
+        self.outcome = outcome
+        return _Stop()
+
+    def report(self) -> CheckReport:
+        problems = tuple(f"{name}: {detail}" if detail else name for name, passed, detail in self.checks if not passed)
+        ok = self.failed is None and self.outcome in (CheckOutcome.CERTIFIES_DP, CheckOutcome.NO_DP_CLAIM)
+        return CheckReport(ok, self.status, self.epsilon if ok else None, tuple(self.checks), problems, tuple(self.notes), self.outcome, self.failed)
+
+
+def check_certificate(
+    certificate: Any,
+    *,
+    solvers: tuple[str, ...] = ("z3", "cvc5"),
+    trusted_keys: Sequence[Any] = (),
+    max_epsilon: Any = None,
+    limits: CertificateLimits | None = None,
+    cache: DerivationCache | None = None,
+) -> CheckReport:
+    """Re-verify a certificate independently (see the module docstring) and say what it establishes.
+
+    ``certificate`` is a path, the file's bytes, or its parsed JSON;
+    ``solvers`` the solvers recorded queries are re-run on; ``trusted_keys``
+    Ed25519 public keys (PEM paths or securesystemslib keys): when given, only
+    a certificate signed by one of them can be valid; ``max_epsilon`` (a
+    rational or an expression in ``n``) turns a valid certificate of a larger ε
+    into ``NO_DP_CLAIM``; ``limits`` bounds untrusted input; ``cache`` reuses
+    derivations across calls.  Returns a :class:`CheckReport`.
+
+    Raises :class:`InvalidArgument` only for bad arguments: a path that does
+    not exist, an unreadable key, a malformed ``max_epsilon``.
+    """
+    limits = CertificateLimits() if limits is None else limits
+    if not isinstance(limits, CertificateLimits):
+        raise InvalidType(f"limits={describe(limits)} must be a CertificateLimits", parameter="limits", value=limits)
+    unknown = [s for s in solvers if s not in ("z3", "cvc5")]
+    if unknown:
+        raise InvalidArgument(f"solvers={solvers!r} may name only 'z3' and 'cvc5'", parameter="solvers", value=solvers)
+    keys = []
+    if trusted_keys:
+        from ._signing import load_trusted_key
+
+        keys = [load_trusted_key(k) for k in trusted_keys]
+    bound = parse_max_epsilon(max_epsilon)
+    run = _Check(tuple(solvers), limits, cache)
     try:
-        quality = quality_from_json(predicate["quality"])
-        record("quality", True, f"rebuilt, sha256 {quality.sha256[:12]}…")
+        _run(run, certificate, keys, bound)
+    except _Stop:
+        pass
+    return run.report()
+
+
+def parse_max_epsilon(value: Any) -> sympy.Expr | None:
+    """``max_epsilon`` as a sympy rational or expression in ``n`` (None stays None); anything else raises :class:`InvalidArgument`."""
+    if value is None:
+        return None
+    try:
+        return parse_claim(value)
     except ExpMechError as error:
-        record("quality", False, str(error))
-        return _report(checks, predicate.get("status"), predicate.get("epsilon"), notes)
-    record("subject", statement["subject"][0]["digest"]["sha256"] == quality.sha256, "subject digest is the quality's sha256")
-    relation = Neighbours.parse(predicate["mechanism"]["neighbours"])
-    claims = {claim["id"]: claim for claim in predicate["claims"]}
-    _rerun_queries(predicate, solvers, record, notes)
-    sensitivity = claims.get("sensitivity")
-    if sensitivity is None:
-        record("sensitivity claim", False, "missing")
-        return _report(checks, predicate["status"], predicate["epsilon"], notes)
-    bound = _expr(sensitivity.get("bound"))
-    claimed = _expr(sensitivity.get("claimed"))
-    for kind in ("witness", "counterexample"):
-        item = sensitivity.get(kind)
-        if item is None:
-            continue
-        d1, d2 = _decode(item["dataset1"]), _decode(item["dataset2"])
-        r = _output(item["output"])
+        raise InvalidArgument(f"max_epsilon={describe(value)} is not a rational >= 0 or an expression in n: {error}", parameter="max_epsilon", value=value) from None
+
+
+def _load(run: _Check, source: Any) -> Any:
+    try:
+        if isinstance(source, dict):
+            check_shape(source, run.limits)
+            return source
+        if isinstance(source, bytes):
+            return parse_json(source, run.limits)
+        if isinstance(source, str | Path):
+            return parse_json(read_limited(Path(source), run.limits), run.limits)
+    except CertificateRefused as error:
+        raise run.fail("input limits", str(error), CheckOutcome.REFUSED) from None
+    except CertificateMalformed as error:
+        raise run.fail("json", str(error)) from None
+    raise InvalidType(f"certificate must be a path, bytes or a dict, not {type(source).__name__}", parameter="certificate", value=source)
+
+
+def _unwrap(run: _Check, data: Any, keys: list[Any]) -> dict[str, Any]:
+    """Signature and digest: the statement, or stop."""
+    from ._signing import envelope_payload, verify_envelope
+
+    if not isinstance(data, dict) or not isinstance(data.get("digest"), dict) or not isinstance(data["digest"].get("value"), str):
+        raise run.fail("file", "not a certificate: the file needs a 'digest' object with a 'value'")
+    if set(data) == {"envelope", "digest"} and isinstance(data["envelope"], dict):
+        envelope = data["envelope"]
+        if keys:
+            try:
+                accepted = verify_envelope(envelope, keys)
+            except InvalidArgument as error:
+                raise run.fail("signature", str(error)) from None
+            run.passed("signature", f"Ed25519 signature by trusted key {', '.join(k[:16] for k in accepted)}")
+        else:
+            signers = [str(s.get("keyid"))[:16] for s in envelope.get("signatures", []) if isinstance(s, dict)]
+            run.notes.append(f"signed (key id {', '.join(signers) or 'none'}) but not verified: no trusted key was given")
         try:
-            difference = abs(quality(d1, r) - quality(d2, r))
-        except ExpMechError as error:
-            record(f"{kind}", False, str(error))
+            payload = envelope_payload(envelope)
+            statement = parse_json(payload, run.limits, what="envelope payload")
+        except CertificateRefused as error:
+            raise run.fail("input limits", str(error), CheckOutcome.REFUSED) from None
+        except InvalidArgument as error:
+            raise run.fail("envelope", str(error)) from None
+        try:
+            canonical = canonical_bytes(statement)
+        except InvalidArgument as error:
+            raise run.fail("envelope", str(error)) from None
+        if canonical != payload:
+            raise run.fail("envelope", "the payload is not the RFC 8785 canonical form of its statement")
+        digest = sha256_hex(statement)
+    elif set(data) == {"certificate", "digest"}:
+        if keys:
+            raise run.fail("signature", "the certificate is not signed, and trusted keys were given")
+        statement = data["certificate"]
+        try:
+            digest = sha256_hex(statement)
+        except InvalidArgument as error:
+            raise run.fail("digest", f"the statement cannot be canonicalised: {error}") from None
+    else:
+        raise run.fail("file", f"a certificate file holds 'certificate' (or 'envelope') and 'digest', not {sorted(data)}")
+    if digest != data["digest"]["value"]:
+        raise run.fail("digest", f"sha256 over the RFC 8785 canonical statement is {digest}, the file records {str(data['digest']['value'])[:64]}")
+    run.passed("digest", "sha256 over the RFC 8785 canonical statement")
+    try:
+        check_content_limits(statement, run.limits)
+    except CertificateRefused as error:
+        raise run.fail("content limits", str(error), CheckOutcome.REFUSED) from None
+    run.passed("content limits", "expression size and exponents, digits, records, domains, budgets")
+    errors = list(_validator().iter_errors({"certificate": statement, "digest": data["digest"]}))
+    if errors:
+        raise run.fail("schema", _schema_message(statement, errors))
+    run.passed("schema", "JSON Schema draft 2020-12, every object closed")
+    return statement
+
+
+def _schema_message(statement: Any, errors: list[Any]) -> str:
+    best = min(errors, key=lambda e: (-len(list(e.absolute_path)), list(map(str, e.absolute_path))))
+    deepest = jsonschema.exceptions.best_match(errors) or best
+    path = list(deepest.absolute_path)
+    where = "/".join(map(str, path))
+    if len(path) >= 4 and path[:3] == ["certificate", "predicate", "claims"] and isinstance(path[3], int):
+        claims = statement.get("predicate", {}).get("claims", []) if isinstance(statement, dict) else []
+        claim = claims[path[3]] if path[3] < len(claims) and isinstance(claims[path[3]], dict) else {}
+        where = f"claim {claim.get('id', '?')} ({where})"
+    return f"{where}: {deepest.message[:300]}"
+
+
+def _run(run: _Check, source: Any, keys: list[Any], bound: sympy.Expr | None) -> None:
+    data = _load(run, source)
+    statement = _unwrap(run, data, keys)
+    predicate = statement["predicate"]
+    run.status = predicate["status"]
+    try:
+        inputs = inputs_from_json(predicate)
+    except ExpMechError as error:
+        raise run.fail("inputs", str(error)) from None
+    except Exception as error:  # noqa: BLE001 - sympy refusing a schema-valid hostile tree is the certificate's fault
+        raise run.fail("inputs", f"the inputs cannot be rebuilt: {type(error).__name__}: {' '.join(str(error).split())[:200]}") from None
+    run.passed("inputs", f"quality rebuilt exactly (sha256 {inputs.quality.sha256[:12]}…), range and base measure valid")
+    _compare_inputs(run, statement, inputs)
+    derivation = _derivation(run, inputs)
+    _compare(run, statement, derivation.statement)
+    _independent(run, statement, inputs, derivation)
+    _provenance(run, predicate)
+    _verdict(run, predicate, derivation, bound)
+
+
+def _derivation(run: _Check, inputs: CertificateInputs) -> Derivation:
+    key = canonical_bytes(inputs_to_json(inputs)) + z3_label().encode()
+    if run.cache is not None and key in run.cache.derivations:
+        return run.cache.derivations[key]
+    try:
+        derivation = derive(inputs, runs=run.z3_runs)
+    except ExpMechError as error:
+        raise run.fail("re-derivation", f"the inputs do not support any derivation: {error}") from None
+    if run.cache is not None:
+        run.cache.derivations[key] = derivation
+    return derivation
+
+
+# -- comparison with the re-derivation ---------------------------------------------------------
+
+
+def _same(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+def _show(value: Any) -> str:
+    return describe(value) if not isinstance(value, dict | list) else describe(json.dumps(value, ensure_ascii=False))
+
+
+def _keys_difference(recorded: dict[str, Any], derived: dict[str, Any], path: str) -> str | None:
+    """An unknown or a missing key of an object, in words."""
+    unknown = [key for key in recorded if key not in derived]
+    if unknown:
+        return f"{path}{unknown[0]}: a field the re-derivation does not have"
+    missing = [key for key in derived if key not in recorded]
+    return f"{path}{missing[0]}: missing" if missing else None
+
+
+def _difference(recorded: Any, derived: Any, path: str, queries: bool = False) -> str | None:
+    """The first place where ``recorded`` differs from ``derived``, in words (None when equal)."""
+    if isinstance(derived, dict) and isinstance(recorded, dict):
+        found = _keys_difference(recorded, derived, path)
+        if found:
+            return found
+        for key in derived:
+            if queries and key == "queries":
+                found = _query_difference(recorded[key], derived[key], f"{path}{key}")
+            else:
+                found = _difference(recorded[key], derived[key], f"{path}{key}.", queries or key == "evidence")
+            if found:
+                return found
+        return None
+    if isinstance(derived, list) and isinstance(recorded, list):
+        if len(recorded) != len(derived):
+            return f"{path.rstrip('.') or 'the list'}: {len(recorded)} items recorded, {len(derived)} re-derived"
+        for index, (a, b) in enumerate(zip(recorded, derived)):
+            found = _difference(a, b, f"{path.rstrip('.')}[{index}].", queries)
+            if found:
+                return found
+        return None
+    if path.endswith("solver.") and queries:
+        return None  # provenance: the solver label (the version is compared below, per query)
+    if not _same(recorded, derived):
+        where = path.rstrip(".")
+        return (f"{where}: " if where else "") + f"recorded {_show(recorded)}, re-derived {_show(derived)}"
+    return None
+
+
+def _query_difference(recorded: Any, derived: list[dict[str, Any]], path: str) -> str | None:
+    if not isinstance(recorded, list) or len(recorded) != len(derived):
+        count = len(recorded) if isinstance(recorded, list) else "no"
+        return f"{path}: {count} queries recorded, {len(derived)} regenerated"
+    for index, (mine, fresh) in enumerate(zip(recorded, derived)):
+        where = f"{path}[{index}]"
+        found = _keys_difference(mine, fresh, f"{where}.") if isinstance(mine, dict) else f"{where}: not an object"
+        if found:
+            return found
+        try:
+            text = normalise_smt2(mine["smt2"])
+        except (InvalidArgument, TypeError) as error:
+            return f"{where}.smt2: not a certificate query: {error}"
+        if text != fresh["smt2"]:
+            return f"{where}.smt2: not the regenerated query (compared after normalisation: comments, set-info, white space, let names)"
+        for key in ("purpose", "expected", "result", "reason"):
+            if not _same(mine[key], fresh[key]):
+                return f"{where}.{key}: recorded {_show(mine[key])}, re-derived {_show(fresh[key])}"
+        if mine["solver"] == fresh["solver"] and not _same(mine["rlimit_used"], fresh["rlimit_used"]):
+            return f"{where}.rlimit_used: recorded {_show(mine['rlimit_used'])}, {fresh['solver']} needs {fresh['rlimit_used']}"
+    return None
+
+
+def _timeouts(statement: dict[str, Any]) -> bool:
+    for claim in statement["predicate"]["claims"]:
+        for query in claim.get("evidence", {}).get("queries", []):
+            if query.get("result") == "unknown" and any(word in str(query.get("reason", "")) for word in ("timeout", "canceled")):
+                return True
+    return False
+
+
+def _compare_inputs(run: _Check, recorded: dict[str, Any], inputs: CertificateInputs) -> None:
+    """The recorded inputs must be the canonical rendering of the rebuilt ones (canonical text byte for byte)."""
+    rendered = inputs_to_json(inputs)
+    for section in ("quality", "mechanism", "options"):
+        found = _difference(recorded["predicate"][section], rendered[section], f"{section}.")
+        if found:
+            raise run.fail(section, found)
+        run.passed(section, "equals its re-rendering")
+    found = _difference(recorded["subject"], subject(inputs.quality), "subject")
+    if found:
+        raise run.fail("subject", found)
+
+
+def _compare(run: _Check, recorded: dict[str, Any], derived: dict[str, Any]) -> None:
+    """Every recorded member must equal its re-derivation; stop at the first that does not, naming it."""
+    recorded_predicate = recorded["predicate"]
+    derived_predicate = derived["predicate"]
+    inconclusive = _timeouts(derived) or _timeouts(recorded)
+
+    def stop(name: str, detail: str) -> _Stop:
+        if inconclusive:
+            detail += "; a query timed out (wall clock), so the derivation is not reproducible here"
+            return run.fail(name, detail, CheckOutcome.INCONCLUSIVE)
+        return run.fail(name, detail)
+
+    ids = [claim["id"] for claim in recorded_predicate["claims"]]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise stop(f"claim {duplicates[0]}", f"the claim id {duplicates[0]!r} appears {ids.count(duplicates[0])} times")
+    fresh = {claim["id"]: claim for claim in derived_predicate["claims"]}
+    for index, claim in enumerate(derived_predicate["claims"]):
+        name = f"claim {claim['id']}"
+        if index >= len(ids) or ids[index] != claim["id"]:
+            where = "missing" if claim["id"] not in ids else f"recorded at position {ids.index(claim['id']) + 1}, re-derived at {index + 1}"
+            raise stop(name, where)
+        found = _difference(recorded_predicate["claims"][index], claim, "")
+        if found:
+            raise stop(name, found)
+        run.passed(name, f"{claim['status']}, re-derived")
+    for claim_id in ids[len(derived_predicate["claims"]) :]:
+        reason = "the re-derivation makes no such claim" if claim_id not in fresh else "out of place"
+        raise stop(f"claim {claim_id}", reason)
+    for key in ("schema_version", "status", "epsilon", "dp_claim", "notes"):
+        found = _difference(recorded_predicate[key], derived_predicate[key], "")
+        if found:
+            raise stop(f"predicate.{key}", found)
+    run.passed("verdict", f"status {derived_predicate['status']}, ε {derived_predicate['epsilon']}")
+    for key in recorded_predicate:
+        if key not in derived_predicate and key not in _PROVENANCE:  # pragma: no cover - the schema closes the predicate
+            raise stop(f"predicate.{key}", "a field the re-derivation does not have")
+
+
+# -- independent checks -----------------------------------------------------------------------------
+
+
+def _key(record: Any) -> str:
+    return json.dumps(record, sort_keys=True, default=str)
+
+
+def _are_neighbours(first: list[Any], second: list[Any], relation: Neighbours) -> bool:
+    from collections import Counter
+
+    a, b = Counter(_key(r) for r in first), Counter(_key(r) for r in second)
+    if relation is Neighbours.REPLACE_ONE:
+        return len(first) == len(second) and sum((a - b).values()) <= 1
+    return len(second) == len(first) + 1 and not (a - b) and sum((b - a).values()) == 1
+
+
+def _evaluate(quality: QualityFunction, dataset: list[Any], output: Any) -> Fraction:
+    return quality(dataset, output)
+
+
+def _pair(run: _Check, name: str, item: dict[str, Any], inputs: CertificateInputs) -> tuple[list[Any], list[Any], Any, Fraction]:
+    first, second = decode_value(item["dataset1"]), decode_value(item["dataset2"])
+    if not _are_neighbours(first, second, inputs.neighbours):
+        raise run.fail(name, f"the two datasets are not neighbours under {inputs.neighbours.value}")
+    output = decode_output(item["output"])
+    try:
+        difference = abs(_evaluate(inputs.quality, first, output) - _evaluate(inputs.quality, second, output))
+    except ExpMechError as error:
+        raise run.fail(name, f"re-evaluation failed: {error}") from None
+    recorded = rational_from_text(item["difference"], name="difference")
+    if difference != recorded:
+        raise run.fail(name, f"re-evaluated |q(D, r) − q(D', r)| = {difference}, recorded {recorded}")
+    if item["size"] != len(first):
+        raise run.fail(name, f"size {item['size']} is not the number of records of the first dataset, {len(first)}")
+    return first, second, output, difference
+
+
+def _independent(run: _Check, statement: dict[str, Any], inputs: CertificateInputs, derivation: Derivation) -> None:
+    """Checks beside the comparison: evidence re-evaluated, losses within ε, queries re-run, the ε-DP claim's footing."""
+    claims = {claim["id"]: claim for claim in statement["predicate"]["claims"]}
+    if isinstance(inputs.quality, LogLikelihood):
+        from ._posterior import check_ratio_evidence
+
+        problem = check_ratio_evidence(statement, inputs, derivation)
+        if problem is not None:
+            raise run.fail(*problem)
+        run.passed("claim sensitivity: ratio evidence", "witness and counterexample re-evaluated exactly")
+    else:
+        _language_evidence(run, claims, inputs, derivation)
+    for claim in statement["predicate"]["claims"]:
+        queries = claim.get("evidence", {}).get("queries", [])
+        if claim["status"] == "PROVED" and any(query["result"] == "unknown" for query in queries):
+            raise run.fail(f"claim {claim['id']}", "PROVED while one of its queries is unknown")
+    if statement["predicate"]["dp_claim"]:
+        privacy = claims.get("privacy")
+        if claims["sensitivity"]["status"] != "PROVED" or privacy is None or privacy["epsilon"] != statement["predicate"]["epsilon"]:
+            raise run.fail("claim privacy", "the ε-DP claim does not rest on a PROVED sensitivity and its privacy claim")
+    _solvers(run, statement, inputs)
+
+
+def _language_evidence(run: _Check, claims: dict[str, dict[str, Any]], inputs: CertificateInputs, derivation: Derivation) -> None:
+    """Witness, counterexamples and conformance of a quality function of the spec language, re-evaluated exactly."""
+    assert isinstance(inputs.quality, QualityFunction)
+    sensitivity = claims["sensitivity"]
+    result = derivation.sensitivity
+    n = DATASET_SIZE
+    if sensitivity["witness"] is not None:
+        *_, difference = _pair(run, "claim sensitivity: witness", sensitivity["witness"], inputs)
+        size = sensitivity["witness"]["size"]
+        if sensitivity["tight"] and (result.bound is None or result.bound is sympy.oo or sympy.Rational(result.bound.subs(n, size)) != sympy.Rational(difference.numerator, difference.denominator)):
+            raise run.fail("claim sensitivity: witness", f"the witness differs by {difference}, not the bound {sensitivity['bound']} at n={size}")
+        run.passed("claim sensitivity: witness", f"re-evaluated: neighbours differing by {difference}")
+    elif sensitivity["tight"]:
+        raise run.fail("claim sensitivity: witness", "tight without a witness")
+    if sensitivity["counterexample"] is not None:
+        *_, difference = _pair(run, "claim sensitivity: counterexample", sensitivity["counterexample"], inputs)
+        size = sensitivity["counterexample"]["size"]
+        if result.claimed is None or not sympy.Rational(difference.numerator, difference.denominator) > result.claimed.subs(n, size):
+            raise run.fail("claim sensitivity: counterexample", f"the difference {difference} does not exceed the claim {sensitivity['claimed']} at n={size}")
+        run.passed("claim sensitivity: counterexample", f"re-evaluated: {difference} > the claim")
+    monotone = claims["monotonicity"]["counterexample"]
+    if monotone is not None:
+        first, second = decode_value(monotone["dataset1"]), decode_value(monotone["dataset2"])
+        up, down = decode_output(monotone["rises_at"]), decode_output(monotone["falls_at"])
+        q = inputs.quality
+        if not _are_neighbours(first, second, inputs.neighbours) or not (q(second, up) > q(first, up) and q(second, down) < q(first, down)):
+            raise run.fail("claim monotonicity: counterexample", "does not re-evaluate to q rising at one output and falling at the other")
+        run.passed("claim monotonicity: counterexample", "re-evaluated")
+    if "conformance" in claims:
+        _conformance(run, claims["conformance"], inputs, derivation)
+
+
+def _conformance(run: _Check, claim: dict[str, Any], inputs: CertificateInputs, derivation: Derivation) -> None:
+    epsilon = derivation.epsilon
+    for index, check in enumerate(claim["checks"]):
+        first, second = decode_value(check["dataset1"]), decode_value(check["dataset2"])
+        where = f"claim conformance: pair {index + 1}"
+        if not _are_neighbours(first, second, inputs.neighbours):
+            raise run.fail(where, f"not neighbours under {inputs.neighbours.value}")
+        at_n = rational_from_text(check["epsilon_at_n"], name="epsilon_at_n")
+        if epsilon is None or at_n != epsilon_at(epsilon, len(first)):
+            raise run.fail(where, f"epsilon_at_n {at_n} is not ε at n={len(first)}")
+        if check["loss_upper_bound"] == "oo" or check["loss_lower_bound"] == "oo":
+            if check["within_epsilon"] or check["loss_lower_bound"] != check["loss_upper_bound"]:
+                raise run.fail(where, "an infinite loss recorded as within ε")
             continue
-        recorded = rational_from_text(item["difference"], name="difference")
-        neighbours_ok = (
-            len(d1) == len(d2) and sum(1 for a, b in zip(d1, d2) if a != b) <= 1
-            if relation is Neighbours.REPLACE_ONE
-            else len(d2) == len(d1) + 1 and all(d2.count(x) >= d1.count(x) for x in d1)
-        )
-        record(f"{kind}: neighbours", neighbours_ok, f"under {relation.value}")
-        record(f"{kind}: exact difference", difference == recorded, f"re-evaluated {difference}, recorded {recorded}")
-        size = item["size"]
-        if kind == "witness" and bound is not None and bound is not sympy.oo:
-            record("witness attains the bound", Fraction(str(sympy.Rational(bound.subs(DATASET_SIZE, size)))) == difference, f"bound {bound} at n={size}")
-        if kind == "counterexample" and claimed is not None:
-            record("counterexample exceeds the claim", difference > Fraction(str(sympy.Rational(claimed.subs(DATASET_SIZE, size)))), f"claim {claimed} at n={size}")
-    if "range" in predicate["mechanism"]:  # an interval or infinite range: re-derived in ._ranges
-        from ._ranges import check_range
-
-        check_range(predicate, quality, claims, record)
-        outputs = None
-    else:
-        outputs = [_output(r) for r in predicate["mechanism"]["outputs"]]
-    _regenerate(quality, relation, sensitivity, record, notes, outputs)
-    privacy = claims.get("privacy")
-    epsilon = predicate["epsilon"]
-    if predicate["dp_claim"]:
-        ok = sensitivity["status"] == "PROVED" and privacy is not None and predicate["status"] == "PROVED"
-        record("ε-DP claim rests on a PROVED sensitivity", ok, "")
-        if privacy is not None:
-            monotone = claims.get("monotonicity", {}).get("status") == "PROVED"
-            record("monotonicity as used", privacy["monotone"] == monotone, "")
-            delta = _expr(privacy["sensitivity"])
-            if delta is None or epsilon is None:
-                record("privacy claim is complete", False, "missing sensitivity or ε")
-                return _report(checks, predicate["status"], epsilon, notes)
-            e0 = rational_from_text(predicate["mechanism"]["epsilon0"], name="epsilon0")
-            derived = derive_epsilon(
-                sympy.Rational(e0.numerator, e0.denominator), delta, monotone=privacy["monotone"], normaliser_invariant=privacy.get("normaliser_invariant", False)
-            )
-            record("ε re-derived from the spec", sympy.simplify(derived - _expr(epsilon)) == 0, f"derived {derived}, recorded {epsilon}")
-            usable = _expr(sensitivity.get("claimed") or sensitivity.get("bound"))
-            record("ε uses the proved Δq", usable is not None and sympy.simplify(usable - delta) == 0, f"Δq {delta}")
-    else:
-        record("no ε-DP claim without a proof", epsilon is None, "")
-    conformance = claims.get("conformance")
-    if conformance is not None:
-        record("conformance found no violation", conformance["status"] == "TESTED" and not conformance["violations"], f"{conformance['pairs']} pairs")
-    truthfulness = claims.get("truthfulness")
-    if truthfulness is not None:
-        from ._auction import check_truthfulness_claim
-
-        check_truthfulness_claim(truthfulness, predicate, quality, record)
-    _implementation_note(predicate, notes)
-    return _report(checks, predicate["status"], epsilon, notes)
+        upper = rational_from_text(check["loss_upper_bound"], name="loss_upper_bound")
+        lower = rational_from_text(check["loss_lower_bound"], name="loss_lower_bound")
+        if check["within_epsilon"] and not lower <= upper <= at_n:
+            raise run.fail(where, f"recorded loss bounds [{lower}, {upper}] are not within ε = {at_n}")
+        if not check["within_epsilon"] and not upper > at_n:
+            raise run.fail(where, f"a violation whose loss bound {upper} does not exceed ε = {at_n}")
+    run.passed("claim conformance: losses", f"{len(claim['checks'])} pairs, every recorded loss bound within ε at its n")
 
 
-def _rerun_queries(predicate: dict[str, Any], solvers: tuple[str, ...], record: Any, notes: list[str]) -> None:
-    """Re-run every recorded query of every claim on z3 (and cvc5 when installed): each must give its expected answer."""
+def _solvers(run: _Check, statement: dict[str, Any], inputs: CertificateInputs) -> None:
+    budget = measure_budget(inputs.budget.rlimit)
+    timeout = inputs.budget.timeout_ms
     cvc5_missing = False
-    for claim in predicate["claims"]:
+    reran = 0
+    for claim in statement["predicate"]["claims"]:
         for index, query in enumerate(claim.get("evidence", {}).get("queries", [])):
-            label = f"{claim['id']} query {index + 1} ({query['purpose']})"
-            record(f"{label}: recorded", query["result"] == query["expected"], f"recorded {query['result']}, needed {query['expected']}")
-            if "z3" in solvers:
-                answer = _z3_check(query["smt2"])
-                record(f"{label}: z3", answer == query["expected"], f"z3 says {answer}")
-            if "cvc5" in solvers:
-                second = _cvc5_check(query["smt2"])
+            text = normalise_smt2(query["smt2"])
+            label = f"claim {claim['id']}: query {index + 1}"
+            recorded = query["result"]
+            if "z3" in run.solvers:
+                key = (text, budget, timeout)
+                z3_run = run.z3_runs.get(key)
+                if z3_run is None:
+                    z3_run = run.z3_runs[key] = run_z3(text, rlimit=budget, timeout_ms=timeout)
+                if recorded != "unknown" and z3_run.answer != recorded:
+                    raise run.fail(label, f"z3 answers {z3_run.answer} {z3_run.reason}, recorded {recorded}".strip())
+                reran += 1
+            if "cvc5" in run.solvers and recorded != "unknown":
+                second = _cvc5(run, text, timeout)
                 if second is None:
                     cvc5_missing = True
+                elif second.answer == "unknown":
+                    run.notes.append(f"{label}: cvc5 could not decide it ({second.reason})")
+                elif second.answer != recorded:
+                    raise run.fail(label, f"cvc5 answers {second.answer}, recorded {recorded} (z3 agrees with the record): the solvers disagree")
                 else:
-                    record(f"{label}: cvc5", second == query["expected"], f"cvc5 says {second}")
+                    run.passed(f"{label}: cvc5", f"cvc5 says {second.answer}")
     if cvc5_missing:
-        notes.append("cvc5 is not installed: queries were re-run on z3 only (pip install cvc5 for a second solver)")
+        run.notes.append("cvc5 is not installed: queries were re-run on z3 only (pip install cvc5 for a second solver)")
+    if reran:
+        run.passed("queries: z3", f"{reran} queries re-run in fresh z3 contexts with rlimit {budget}")
 
 
-def _implementation_note(predicate: dict[str, Any], notes: list[str]) -> None:
+def _cvc5(run: _Check, text: str, timeout: int) -> SolverRun | None:
+    key = (text, timeout)
+    if run.cache is not None and key in run.cache.cvc5_runs:
+        return run.cache.cvc5_runs[key]
+    result = run_cvc5(text, timeout_ms=timeout)
+    if run.cache is not None:
+        run.cache.cvc5_runs[key] = result
+    return result
+
+
+def _provenance(run: _Check, predicate: dict[str, Any]) -> None:
     if predicate["implementation_sha256"] != implementation_sha256():
-        notes.append("the installed expmech.impl differs from the one certified (implementation_sha256 changed)")
+        run.notes.append("the installed expmech.impl differs from the one certified (implementation_sha256 changed)")
+    recorded = predicate["tools"].get("z3")
+    label = z3_label()
+    if recorded is not None and f"z3 {recorded}" != label and recorded != label.split(" ", 1)[1]:
+        run.notes.append(f"certified with z3 {recorded}, re-derived with {label}: rlimit_used not compared")
 
 
-def _regenerate(quality: Any, relation: Neighbours, sensitivity: dict[str, Any], record: Any, notes: list[str], outputs: list[Any] | None) -> None:
-    """Re-run the prover on the rebuilt quality: the verdict, the bound and the queries must be the recorded ones.
+def _within(epsilon: sympy.Expr, bound: sympy.Expr) -> bool:
+    """Whether ε <= bound for every n >= 1: exactly for constants (logarithms included), else by sympy (False when undecided)."""
+    if not epsilon.free_symbols and not bound.free_symbols:
+        from expmech.impl import LogLinear
 
-    Re-running the recorded queries alone would accept a query swapped for a
-    trivially unsatisfiable one; regenerating them ties each query to the claim.
-    """
-    from ..prover._sensitivity import prove_sensitivity
-    from ..prover._z3bridge import z3_version
-
-    claimed = sensitivity.get("claimed")
-    fresh = prove_sensitivity(quality, neighbours=relation, claimed=None if claimed is None else _expr(claimed), outputs=outputs)
-    record("sensitivity verdict reproduced", str(fresh.status) == sensitivity["status"], f"re-proved {fresh.status}, recorded {sensitivity['status']}")
-    fresh_bound = None if fresh.bound is None else ("oo" if fresh.bound is sympy.oo else str(sympy.simplify(fresh.bound)))
-    record("sensitivity bound reproduced", fresh_bound == sensitivity.get("bound"), f"re-proved {fresh_bound}, recorded {sensitivity.get('bound')}")
-    recorded = [q["smt2"] for q in sensitivity["evidence"]["queries"]]
-    regenerated = [q.result.smt2 for q in fresh.queries]
-    same = len(recorded) == len(regenerated) and all(_equivalent(a, b) for a, b in zip(recorded, regenerated))
-    record("queries are the ones the claim needs", same, f"{len(regenerated)} regenerated, {len(recorded)} recorded, compared by z3 equivalence")
-    if sensitivity["evidence"]["solver"] != f"z3 {z3_version()}":
-        notes.append(f"certified with {sensitivity['evidence']['solver']}, re-checked with z3 {z3_version()}")
+        try:
+            return bool(LogLinear.from_sympy(epsilon) <= LogLinear.from_sympy(bound))
+        except ExpMechError:
+            return False
+    return at_least(bound, epsilon).holds is True
 
 
-def _equivalent(first: str, second: str) -> bool:
-    """Whether two SMT-LIB2 queries assert logically equivalent formulas (decided by z3; unknown is False)."""
-    try:
-        a = z3.And(*z3.parse_smt2_string(first))
-        b = z3.And(*z3.parse_smt2_string(second))
-    except z3.Z3Exception:
-        return False
-    solver = z3.Solver()
-    solver.set("timeout", 60_000)
-    solver.add(a != b)
-    return solver.check() == z3.unsat
-
-
-def _report(checks: list[tuple[str, bool, str]], status: str | None, epsilon: str | None, notes: list[str]) -> CheckReport:
-    problems = tuple(f"{name}: {detail}" if detail else name for name, passed, detail in checks if not passed)
-    return CheckReport(not problems, status, epsilon, tuple(checks), problems, tuple(notes))
+def _verdict(run: _Check, predicate: dict[str, Any], derivation: Derivation, bound: sympy.Expr | None) -> None:
+    run.epsilon = predicate["epsilon"]
+    if not predicate["dp_claim"]:
+        run.outcome = CheckOutcome.NO_DP_CLAIM
+        notes = "; ".join(predicate["notes"]) or f"status {predicate['status']}"
+        run.checks.append(("ε-DP", True, f"certifies no ε: {notes}"))
+        run.notes.insert(0, f"valid, but certifies no ε-DP: {notes}")
+        return
+    assert derivation.epsilon is not None
+    if bound is not None and not _within(derivation.epsilon, bound):
+        run.outcome = CheckOutcome.NO_DP_CLAIM
+        run.notes.insert(0, f"valid, but its ε = {predicate['epsilon']} is not <= max_epsilon = {bound} for every n")
+        run.checks.append(("max ε", True, f"ε = {predicate['epsilon']} is above max_epsilon = {bound}"))
+        return
+    run.outcome = CheckOutcome.CERTIFIES_DP
+    run.passed("ε-DP", f"ε = {predicate['epsilon']}" + (f" <= max_epsilon = {bound}" if bound is not None else ""))

@@ -11,7 +11,8 @@ from expmech.spec import DATASET_SIZE
 from expmech.spec._serial import rational_from_text
 
 from ..prover._sensitivity import Witness
-from ._check import _decode, _output
+from ._inputs import decode_output as _output
+from ._inputs import decode_value as _decode
 
 __all__ = ["recorded_pair"]
 

@@ -1,12 +1,14 @@
 """Certificates for posterior sampling: a log-likelihood quality, ε = 2·ε₀·ln ρ.
 
-:func:`certify_posterior` proves the likelihood ratio ρ (hence ``Δq = ln ρ``)
+:func:`derive_posterior` proves the likelihood ratio ρ (hence ``Δq = ln ρ``)
 with :func:`~expmech.proofs.prover._likelihood.prove_likelihood_ratio`, derives
 ``ε`` from the spec's privacy statement — a symbolic logarithm such as
 ``2*log(9)`` — and, where the tempering factor ε₀ is an integer, checks the
 exact privacy loss of ``expmech.impl.PosteriorSampling`` on generated
 neighbouring pairs against it (decided exactly as :class:`LogLinear` signs).
-:func:`check_posterior` re-derives all of it from the certificate's inputs.
+``certify`` writes it and ``check`` re-derives it from the certificate's inputs
+like any other certificate; :func:`check_ratio_evidence` re-evaluates the
+ratio witness and counterexample exactly, and the recorded loss bound against ε.
 
 The certificate has the same envelope and schema as every other one; its
 quality carries ``"kind": "log-likelihood"`` and the tree of the per-record
@@ -23,46 +25,15 @@ from typing import Any
 import sympy
 
 from expmech.impl import LogLinear, PosteriorSampling
-from expmech.impl._posterior import _interval
-from expmech.impl._inputs import check_base_measure, check_outputs
-from expmech.spec import (
-    BetaPrior,
-    ExpMechError,
-    InvalidArgument,
-    LogLikelihood,
-    Neighbours,
-    derive_epsilon,
-    likelihood_from_json,
-    likelihood_to_json,
-    rational_text,
-)
+from expmech.spec import ExpMechError, InvalidArgument, LogLikelihood, Neighbours, derive_epsilon, rational_text
 from expmech.spec._serial import rational_from_text
-from expmech.spec._validate import positive_rational
 
 from .._outcome import Status
 from ..prover._likelihood import LikelihoodRatioResult, RatioWitness, prove_likelihood_ratio
-from ._build import Certificate, _queries, _random_record, assemble, encode_value
-from ._check import _decode, _equivalent, _output
+from ._derive import Derivation, RunCache, assemble, random_record, record_queries
+from ._inputs import CertificateInputs, FiniteRange, IntervalRange, decode_output, decode_value, encode_value
 
-__all__ = ["certify_posterior", "check_posterior", "log_expression"]
-
-WEIGHT = "pi(theta) * L(d, theta)**epsilon0, L(d, theta) = prod over records x of l(x, theta)"
-
-
-def log_expression(text: Any) -> sympy.Expr:
-    """A sympy number ``c₀ + Σ cᵢ·log(ρᵢ)`` from certificate text such as ``2*log(9)``; anything else is refused.
-
-    Only digits, ``+ - * / ( )``, spaces and ``log(`` may occur, so parsing
-    evaluates no code.
-    """
-    if not isinstance(text, str) or set(text.replace("log(", "")) - set("0123456789+-*/() "):
-        raise InvalidArgument(f"expression {text!r} has characters outside rationals and log(…)", parameter="expression", value=text)
-    try:
-        value = sympy.sympify(text, locals={"log": sympy.log}, strict=False)
-        LogLinear.from_sympy(value)
-    except (sympy.SympifyError, TypeError, SyntaxError, ExpMechError):
-        raise InvalidArgument(f"expression {text!r} is not c0 + sum c_i*log(rho_i)", parameter="expression", value=text) from None
-    return sympy.sympify(value)
+__all__ = ["check_ratio_evidence", "derive_posterior"]
 
 
 def _witness(w: RatioWitness | None) -> dict[str, Any] | None:
@@ -77,7 +48,7 @@ def _text(expr: sympy.Expr | None) -> str | None:
     return "oo" if expr is sympy.oo else str(sympy.simplify(expr))
 
 
-def _sensitivity_claim(result: LikelihoodRatioResult) -> dict[str, Any]:
+def _sensitivity_claim(result: LikelihoodRatioResult, queries: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "id": "sensitivity",
         "statement": "posterior-sampling",
@@ -90,7 +61,7 @@ def _sensitivity_claim(result: LikelihoodRatioResult) -> dict[str, Any]:
         "reason": result.reason,
         "ratio_witness": _witness(result.witness),
         "ratio_counterexample": _witness(result.counterexample),
-        "evidence": {"solver": result.solver, "queries": _queries(result.queries)},
+        "evidence": {"solver": result.solver, "queries": queries},
     }
 
 
@@ -101,8 +72,8 @@ def _conformance(mech: PosteriorSampling, epsilon: sympy.Expr, neighbours: Neigh
     violations = []
     skipped = 0
     for _ in range(pairs):
-        first = [_random_record(mech.quality, rng) for _ in range(rng.randint(1, 6))]  # type: ignore[arg-type]  # reads only the schema
-        extra = _random_record(mech.quality, rng)  # type: ignore[arg-type]
+        first = [random_record(mech.quality, rng) for _ in range(rng.randint(1, 6))]
+        extra = random_record(mech.quality, rng)
         if neighbours is Neighbours.REPLACE_ONE:
             position = rng.randrange(len(first))
             second = first[:position] + [extra] + first[position + 1 :]
@@ -142,62 +113,31 @@ def _upper_text(value: Any) -> str:
     return rational_text(Fraction(math.ceil(hi * 2**20), 2**20))
 
 
-def certify_posterior(
-    quality: LogLikelihood,
-    *,
-    epsilon: Any,
-    neighbours: Any,
-    claimed: Any = None,
-    base_measure: Any = None,
-    outputs: Any = None,
-    pairs: int = 20,
-    seed: int = 0,
-    **prover_options: Any,
-) -> Certificate:
-    """A certificate for one (tempered) posterior sample: ``ε = 2·ε₀·ln ρ`` when ρ is PROVED.
+def _mechanism(quality: LogLikelihood, epsilon0: Fraction, outputs: Any) -> PosteriorSampling:
+    """Posterior sampling over the certificate's range: a grid with its prior, or an interval with its Beta prior."""
+    if isinstance(outputs, IntervalRange):
+        return PosteriorSampling(quality, epsilon=epsilon0, outputs=outputs.domain(), base_measure=outputs.prior())
+    assert isinstance(outputs, FiniteRange)
+    return PosteriorSampling(quality, epsilon=epsilon0, outputs=outputs.outputs, base_measure=dict(zip(outputs.outputs, outputs.base_measure)))
 
-    ``quality`` is a :class:`~expmech.spec.LogLikelihood`; ``epsilon`` the
-    tempering factor ε₀ (any rational > 0; the exact conformance check uses the
-    rational law of an integer ε₀ and the radical law of a fractional one); ``base_measure`` the prior
-    over ``outputs`` (default: the finite parameter space, uniform prior) — or,
-    for θ on an interval (a :class:`~expmech.spec.RationalRange`), a
-    :class:`~expmech.spec.BetaPrior`, recorded as ``mechanism.prior``;
-    ``claimed`` an optional Δq such as ``sympy.log(9)``.
-    """
-    epsilon0 = positive_rational(epsilon, name="epsilon")
-    relation = Neighbours.parse(neighbours)
-    if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 0:
-        raise InvalidArgument(f"pairs={pairs!r} must be an int >= 0", parameter="pairs", value=pairs)
-    interval = _interval(quality, outputs)
-    if interval is not None:
-        if base_measure is not None and not isinstance(base_measure, BetaPrior):
-            raise InvalidArgument(f"base_measure={base_measure!r} must be a BetaPrior (or None: uniform) for θ on an interval", parameter="base_measure", value=base_measure)
-        lo, hi = interval.bounds()
-        if lo is None or hi is None:
-            raise InvalidArgument(f"outputs={interval.describe()} must be a bounded interval", parameter="outputs", value=interval)
-        beta = base_measure or BetaPrior(1, 1)
-        outputs_json: list[Any] = [{"interval": [rational_text(lo), rational_text(hi)]}]
-        prior_json: dict[str, Any] | None = {"kind": "beta", "alpha": beta.alpha, "beta": beta.beta}
-        measure_json: list[str] = []
-        mech_outputs: Any = interval
-        mech_prior: Any = beta
-    else:
-        if outputs is None:
-            if not quality.output_space.is_finite:
-                raise InvalidArgument("the parameter space must be finite (or outputs= given) to certify posterior sampling", parameter="outputs", value=None)
-            outputs = quality.outputs()
-        grid = check_outputs(outputs)
-        for i, theta in enumerate(grid):
-            quality.output_space.encode(theta, name=f"outputs[{i}]")
-        prior = check_base_measure(base_measure, grid)
-        outputs_json, prior_json, measure_json = encode_value(list(grid)), None, [rational_text(m) for m in prior]
-        mech_outputs, mech_prior = grid, dict(zip(grid, prior))
-    budget = {k: v for k, v in prover_options.items() if k in ("rlimit", "timeout_ms")}
-    ratio = prove_likelihood_ratio(quality, neighbours=relation, claimed=claimed, **budget)
-    claims: list[dict[str, Any]] = [_sensitivity_claim(ratio)]
+
+def derive_posterior(inputs: CertificateInputs, *, runs: RunCache | None = None) -> Derivation:
+    """Every claim of a posterior-sampling certificate, from its inputs alone (``ε = 2·ε₀·ln ρ`` when ρ is PROVED)."""
+    quality = inputs.quality
+    assert isinstance(quality, LogLikelihood)
+    epsilon0, relation = inputs.epsilon0, inputs.neighbours
+    ratio = prove_likelihood_ratio(quality, neighbours=relation, claimed=inputs.claimed, rlimit=inputs.budget.rlimit, timeout_ms=inputs.budget.timeout_ms)
+    if ratio.status is Status.PROVED and any(q.result.status == "unknown" for q in ratio.queries):
+        ratio = LikelihoodRatioResult(
+            Status.UNKNOWN, ratio.neighbours, ratio.ratio, ratio.bound, ratio.claimed, ratio.tight, ratio.witness, ratio.counterexample,
+            f"{ratio.reason}; but one of its queries was unknown, so nothing is claimed PROVED", ratio.method, ratio.queries, ratio.solver,
+        )
+    claims: list[dict[str, Any]] = [_sensitivity_claim(ratio, record_queries(ratio.queries, inputs, runs))]
     status = ratio.status
     notes: list[str] = []
     epsilon_text = None
+    derived = None
+    mech = None
     if ratio.status is Status.PROVED and ratio.proved_bound is not None:
         delta = ratio.proved_bound
         derived = derive_epsilon(sympy.Rational(epsilon0.numerator, epsilon0.denominator), delta)
@@ -213,11 +153,12 @@ def certify_posterior(
                 "epsilon": _text(derived),
             }
         )
-        if pairs and interval is not None and epsilon0.denominator != 1:
+        interval = isinstance(inputs.range, IntervalRange)
+        if inputs.pairs and interval and epsilon0.denominator != 1:
             notes.append("no exact conformance check: θ^(a/b) on an interval has no rational integral, so the tempered law is not computed")
-        elif pairs:
-            mech = PosteriorSampling(quality, epsilon=epsilon0, outputs=mech_outputs, base_measure=mech_prior)
-            check = _conformance(mech, derived, relation, pairs, seed)
+        elif inputs.pairs:
+            mech = _mechanism(quality, epsilon0, inputs.range)
+            check = _conformance(mech, derived, relation, inputs.pairs, inputs.seed)
             claims.append(check)
             if check["status"] == "REFUTED":
                 status = Status.REFUTED
@@ -239,99 +180,41 @@ def certify_posterior(
             }
         )
         notes.append(f"no ε-DP claim: the likelihood ratio is {ratio.status} — {ratio.reason}")
-    mechanism: dict[str, Any] = {
-        "epsilon0": rational_text(epsilon0),
-        "neighbours": relation.value,
-        "outputs": outputs_json,
-        "base_measure": measure_json,
-        "weight": WEIGHT,
-    }
-    if prior_json is not None:
-        mechanism["prior"] = prior_json
-    return assemble(quality, likelihood_to_json(quality), mechanism, claims, status, epsilon_text, notes)
+    return Derivation(assemble(inputs, claims, status, epsilon_text, notes), ratio, None, derived, mech)
 
 
-def check_posterior(statement: dict[str, Any], record: Any, rerun_queries: Any) -> None:
-    """Re-derive a log-likelihood certificate's claims, reporting each check through ``record(name, passed, detail)``.
-
-    Rebuilds ℓ from its tree (no code is evaluated), re-runs every recorded
-    query (``rerun_queries``), re-proves ρ and requires the same verdict, ratio
-    and queries (z3-equivalent), re-evaluates the witness exactly, and
-    re-derives ε from the spec.
-    """
-    predicate = statement["predicate"]
-    try:
-        quality = likelihood_from_json(predicate["quality"])
-        record("quality", True, f"rebuilt log-likelihood, sha256 {quality.sha256[:12]}…")
-    except ExpMechError as error:
-        record("quality", False, str(error))
-        return
-    record("subject", statement["subject"][0]["digest"]["sha256"] == quality.sha256, "subject digest is the likelihood's sha256")
-    relation = Neighbours.parse(predicate["mechanism"]["neighbours"])
-    claims = {claim["id"]: claim for claim in predicate["claims"]}
-    rerun_queries(predicate)
-    prior = predicate["mechanism"].get("prior")
-    if prior is not None:
-        outputs = predicate["mechanism"]["outputs"]
-        interval = len(outputs) == 1 and isinstance(outputs[0], dict) and set(outputs[0]) == {"interval"}
-        record("a Beta prior goes with an interval of θ", interval and not predicate["mechanism"]["base_measure"], "")
-    sensitivity = claims.get("sensitivity")
-    if sensitivity is None:
-        record("sensitivity claim", False, "missing")
-        return
-    try:
-        claimed = None if sensitivity.get("claimed") is None else log_expression(sensitivity["claimed"])
-    except InvalidArgument as error:
-        record("sensitivity claim", False, str(error))
-        return
-    fresh = prove_likelihood_ratio(quality, neighbours=relation, claimed=claimed)
-    record("likelihood-ratio verdict reproduced", str(fresh.status) == sensitivity["status"], f"re-proved {fresh.status}, recorded {sensitivity['status']}")
-    fresh_ratio = None if fresh.ratio is None else rational_text(fresh.ratio)
-    record("likelihood ratio reproduced", fresh_ratio == sensitivity.get("ratio"), f"re-proved {fresh_ratio}, recorded {sensitivity.get('ratio')}")
-    record("Δq reproduced", _text(fresh.bound) == sensitivity.get("bound"), f"re-proved {_text(fresh.bound)}, recorded {sensitivity.get('bound')}")
-    recorded = [q["smt2"] for q in sensitivity["evidence"]["queries"]]
-    regenerated = [q.result.smt2 for q in fresh.queries]
-    same = len(recorded) == len(regenerated) and all(_equivalent(a, b) for a, b in zip(recorded, regenerated))
-    record("queries are the ones the claim needs", same, f"{len(regenerated)} regenerated, {len(recorded)} recorded, compared by z3 equivalence")
+def check_ratio_evidence(statement: dict[str, Any], inputs: CertificateInputs, derivation: Derivation) -> tuple[str, str] | None:
+    """Re-evaluate the ratio witness and counterexample exactly, and the recorded loss bound against ε: ``(check, problem)`` or None."""
+    quality = inputs.quality
+    assert isinstance(quality, LogLikelihood)
+    claims = {claim["id"]: claim for claim in statement["predicate"]["claims"]}
+    sensitivity = claims["sensitivity"]
     for kind in ("ratio_witness", "ratio_counterexample"):
         item = sensitivity.get(kind)
         if item is None:
             continue
+        name = f"claim sensitivity: {kind}"
         try:
-            theta = quality.output_space.encode(_output(item["output"]))
-            first = quality.schema.encode(_decode(item["record1"]))
-            value = quality.record_likelihood_codes(first, theta)
+            theta = quality.output_space.encode(decode_output(item["output"]))
+            value = quality.record_likelihood_codes(quality.schema.encode(decode_value(item["record1"])), theta)
             if item["record2"] is None:
                 ratio = Fraction(0) if value == 0 else max(value, 1 / value)
             else:
-                second = quality.record_likelihood_codes(quality.schema.encode(_decode(item["record2"])), theta)
-                ratio = value / second
-        except (ExpMechError, ZeroDivisionError) as error:
-            record(kind, False, str(error))
-            continue
-        recorded_ratio = rational_from_text(item["ratio"], name="ratio")
-        record(f"{kind}: exact ratio", ratio == recorded_ratio, f"re-evaluated {ratio}, recorded {recorded_ratio}")
-        if kind == "ratio_witness":
-            record("the witness attains ρ", sensitivity.get("ratio") is not None and ratio == rational_from_text(sensitivity["ratio"], name="ratio"), f"ρ = {sensitivity.get('ratio')}")
-        elif ratio != 0:
-            record("the counterexample exceeds the claim", claimed is not None and LogLinear.log(ratio) > LogLinear.from_sympy(claimed), f"ln {ratio} against {claimed}")
-    epsilon = predicate["epsilon"]
-    privacy = claims.get("privacy")
-    if predicate["dp_claim"]:
-        record("ε-DP claim rests on a PROVED likelihood ratio", sensitivity["status"] == "PROVED" and privacy is not None and predicate["status"] == "PROVED")
-        if privacy is None:
-            return
-        try:
-            delta = log_expression(privacy["sensitivity"])
-            e0 = rational_from_text(predicate["mechanism"]["epsilon0"], name="epsilon0")
-            derived = derive_epsilon(sympy.Rational(e0.numerator, e0.denominator), delta)
-            record("ε re-derived from the spec", LogLinear.from_sympy(derived) == LogLinear.from_sympy(log_expression(epsilon)), f"derived {derived}, recorded {epsilon}")
-            usable = claimed if claimed is not None else fresh.bound
-            record("ε uses the proved Δq", usable is not None and usable is not sympy.oo and LogLinear.from_sympy(usable) == LogLinear.from_sympy(delta), f"Δq {delta}")
-        except InvalidArgument as error:
-            record("privacy claim is well-formed", False, str(error))
-    else:
-        record("no ε-DP claim without a proof", epsilon is None, "")
+                ratio = value / quality.record_likelihood_codes(quality.schema.encode(decode_value(item["record2"])), theta)
+        except (ExpMechError, ZeroDivisionError, KeyError, TypeError) as error:
+            return name, f"re-evaluation failed: {error}"
+        if ratio != rational_from_text(item["ratio"], name="ratio"):
+            return name, f"re-evaluated ratio {ratio}, recorded {item['ratio']}"
+        if kind == "ratio_witness" and (sensitivity["ratio"] is None or ratio != rational_from_text(sensitivity["ratio"], name="ratio")):
+            return name, f"the witness's ratio {ratio} is not ρ = {sensitivity['ratio']}"
+        claimed = derivation.sensitivity.claimed
+        if kind == "ratio_counterexample" and ratio != 0 and (claimed is None or not LogLinear.log(ratio) > LogLinear.from_sympy(claimed)):
+            return name, f"ln {ratio} does not exceed the claim {sensitivity['claimed']}"
     conformance = claims.get("conformance")
-    if conformance is not None:
-        record("conformance found no violation", conformance["status"] == "TESTED" and not conformance["violations"], f"{conformance['pairs']} pairs")
+    if conformance is not None and not conformance["violations"] and derivation.epsilon is not None:
+        largest = conformance["largest_loss_upper_bound"]
+        # the recorded bound is rounded up to a multiple of 2^-20 (see _upper_text): it may pass ε by less than 2^-19
+        slack = Fraction(1, 2**19)
+        if largest == "oo" or not LogLinear.rational(rational_from_text(largest, name="largest_loss_upper_bound") - slack) <= LogLinear.from_sympy(derivation.epsilon):
+            return "claim conformance", f"the recorded loss bound {largest} exceeds ε = {derivation.epsilon}"
+    return None

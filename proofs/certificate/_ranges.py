@@ -1,16 +1,15 @@
 """Certificates for mechanisms over a range: an interval of the reals or an infinite set of integers.
 
-The mechanism block of such a certificate names the range instead of listing
-outputs — ``"range": {"kind": "RationalRange" | "IntRange", "lo", "hi"}``
-(``null`` for an infinite end) — and writes μ as a measure object
-(``PiecewiseDensity`` / ``PiecewiseGeometric``).  The sensitivity and
-monotonicity claims are the usual ones (their z3 queries quantify over every
-output of the range).  One claim is added, ``normaliser``: whether the
-normaliser is provably the same for every dataset
-(:func:`~expmech.proofs.prover._continuous.prove_normaliser_invariance`),
-and if so the privacy claim uses ``ε₀·Δq`` (``normaliser_invariant``), with
-the reason.  :func:`check_range` re-derives all of it from the certificate's
-inputs.
+The mechanism's range is ``{"kind": "RationalRange" | "IntRange", "lo", "hi",
+"base_measure"}`` (``null`` for an infinite end; μ a ``PiecewiseDensity`` /
+``PiecewiseGeometric`` object): the range kind :class:`~._inputs.SetRange`.
+The sensitivity and monotonicity claims are the usual ones (their z3 queries
+quantify over every output of the range).  One claim is added, ``normaliser``:
+whether the normaliser is provably the same for every dataset
+(:func:`~expmech.proofs.prover._continuous.prove_normaliser_invariance`), and
+if so the privacy claim uses ``ε₀·Δq`` (``normaliser_invariant``), with the
+reason.  ``check`` re-derives all of it from the certificate's inputs like any
+other claim.
 """
 
 from __future__ import annotations
@@ -35,12 +34,12 @@ from expmech.spec import (
     quality_from_json,
     rational_text,
 )
-from expmech.spec._serial import _expr_to_tree, rational_from_text
+from expmech.spec._serial import expression_to_json, rational_from_text
 
 from .._outcome import Status
 from ..prover._continuous import InvarianceResult, prove_normaliser_invariance
 
-__all__ = ["check_range", "is_ranged", "normaliser_claim", "range_fields", "range_from_json", "range_series"]
+__all__ = ["is_ranged", "normaliser_claim", "range_from_json", "range_series"]
 
 
 def is_ranged(quality: QualityFunction, outputs: Any) -> bool:
@@ -48,16 +47,8 @@ def is_ranged(quality: QualityFunction, outputs: Any) -> bool:
     return is_range(outputs) or (outputs is None and not quality.output_space.is_finite)
 
 
-def range_fields(mech: Any) -> dict[str, Any]:
-    """The ``range`` and ``base_measure`` entries of a range mechanism's certificate block."""
-    domain = mech.outputs
-    side = lambda v: None if v is None else rational_text(v)  # noqa: E731
-    lo, hi = domain.bounds()
-    return {"range": {"kind": type(domain).__name__, "lo": side(lo), "hi": side(hi)}, "base_measure": measure_to_json(mech.base_measure)}
-
-
 def range_from_json(data: Any) -> RationalRange | IntRange:
-    """The range written by :func:`range_fields`; anything else is refused by name."""
+    """A ``RationalRange`` or ``IntRange`` from ``{"kind", "lo", "hi"}``; anything else is refused by name."""
     if not isinstance(data, dict) or data.get("kind") not in ("RationalRange", "IntRange"):
         raise InvalidArgument(f"range {data!r} must be a RationalRange or IntRange object", parameter="range", value=data)
     side = lambda v: None if v is None else rational_from_text(v, name="bound")  # noqa: E731
@@ -82,7 +73,7 @@ def _invariance_json(result: InvarianceResult) -> dict[str, Any]:
         "statement": "privacy",
         "status": str(result.status),
         "method": "symbolic: q(D, r) = h(r − f(D)) with h free of the data, μ translation invariant on the whole line; Z exact",
-        "shift": None if result.shift is None else _expr_to_tree(result.shift),
+        "shift": None if result.shift is None else expression_to_json(result.shift),
         "profile": None if result.profile is None else str(result.profile),
         "normaliser": normaliser,
         "reason": result.reason,
@@ -95,38 +86,12 @@ def normaliser_claim(quality: QualityFunction, mech: Any, epsilon0: Fraction) ->
     return _invariance_json(result), result.status is Status.PROVED
 
 
-def check_range(predicate: dict[str, Any], quality: QualityFunction, claims: dict[str, Any], record: Any) -> None:
-    """Re-derive a range certificate's range, μ and normaliser claim; check the privacy claim uses them as proved."""
-    mechanism = predicate["mechanism"]
-    try:
-        domain = range_from_json(mechanism["range"])
-        measure = measure_from_json(mechanism["base_measure"])
-        resolve_range(quality, domain, measure)
-        epsilon0 = rational_from_text(mechanism["epsilon0"], name="epsilon0")
-        record("range", True, f"{domain.describe()} with μ = {measure!r}")
-    except (ExpMechError, KeyError) as error:
-        record("range", False, str(error))
-        return
-    recorded = claims.get("normaliser")
-    fresh = prove_normaliser_invariance(quality, epsilon=epsilon0, outputs=domain, base_measure=measure)
-    if recorded is None:
-        record("normaliser claim", False, "missing")
-        return
-    again = _invariance_json(fresh)
-    same = all(again[key] == recorded.get(key) for key in ("status", "shift", "profile", "normaliser"))
-    record("normaliser claim re-derived", same, f"re-proved {again['status']}, recorded {recorded.get('status')}")
-    privacy = claims.get("privacy")
-    if privacy is not None:
-        used = bool(privacy.get("normaliser_invariant", False))
-        record("normaliser invariance as used", not used or fresh.status is Status.PROVED, "ε₀·Δq only with a proved invariant normaliser")
-
-
 def range_series(predicate: dict[str, Any], d1: Any, d2: Any) -> dict[str, Any]:
     """Plot data for a range certificate: masses of about 40 cells of a window of the range, and the loss there."""
     quality = quality_from_json(predicate["quality"])
     mechanism = predicate["mechanism"]
-    domain = range_from_json(mechanism["range"])
-    measure = measure_from_json(mechanism["base_measure"])
+    domain = range_from_json({key: mechanism["range"][key] for key in ("kind", "lo", "hi")})
+    measure = measure_from_json(mechanism["range"]["base_measure"])
     mech = ExponentialMechanism(quality, epsilon=rational_from_text(mechanism["epsilon0"]), outputs=domain, base_measure=measure)
     p1, p2 = mech.distribution(d1), mech.distribution(d2)
     lo, hi = domain.bounds()

@@ -23,7 +23,7 @@ from expmech.spec._errors import approximate, readable
 from expmech.spec._serial import rational_from_text
 
 from ._build import Certificate
-from ._check import _decode
+from ._inputs import decode_value as _decode
 from ._claims import recorded_pair
 
 __all__ = ["ClaimView", "ReportModel", "report_model"]
@@ -110,7 +110,7 @@ def _domain(data: dict[str, Any], *, interval: bool = False) -> str:
     lo, hi = data.get("lo"), data.get("hi")
     if kind == "IntRange":
         return f"integers {'−∞' if lo is None else lo} … {'∞' if hi is None else hi}"
-    if kind == "RationalRange":
+    if kind in ("RationalRange", "interval"):
         span = f"{'(−∞' if lo is None else f'[{lo}'}, {'∞)' if hi is None else f'{hi}]'}"
         return f"the interval {span} of the reals" if interval else f"rationals in {span}"
     if kind == "Booleans":
@@ -299,6 +299,7 @@ def report_model(certificate: Certificate, *, title: str | None = None, now: dat
     ``now`` (UTC) stamps the report, not the certificate."""
     predicate = certificate.statement["predicate"]
     mechanism = predicate["mechanism"]
+    span = mechanism.get("range") or {}
     claims = predicate["claims"]
     sensitivity = next((c for c in claims if c["id"] == "sensitivity"), None)
     neighbours = mechanism["neighbours"]
@@ -348,9 +349,9 @@ def report_model(certificate: Certificate, *, title: str | None = None, now: dat
         weight=mechanism.get("weight", ""),
         records="; ".join(f"{field} ∈ {_domain(domain)}" for field, domain in predicate["quality"].get("schema", [])),
         outputs="; ".join(f"{field} ∈ {_domain(domain)}" for field, domain in predicate["quality"].get("outputs", []))
-        + (f"; the range: {_domain(mechanism['range'], interval=True)}" if isinstance(mechanism.get("range"), dict) else ""),
-        range_size=len(mechanism["outputs"]) if isinstance(mechanism.get("outputs"), list) else 0,
-        base_measure=_base_measure(mechanism.get("base_measure", [])),
+        + (f"; the range: {_domain(span, interval=True)}" if span.get("kind") in ("RationalRange", "IntRange", "interval") else ""),
+        range_size=len(span["outputs"]) if isinstance(span.get("outputs"), list) else 0,
+        base_measure=_base_measure(span.get("base_measure", span.get("prior", []))),
         delta_q=delta_q,
         delta_q_text=delta_q_text,
         delta_q_how=how,

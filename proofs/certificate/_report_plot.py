@@ -18,7 +18,8 @@ from expmech.spec import ExpMechError, quality_from_json
 from expmech.spec._serial import rational_from_text
 
 from ._build import Certificate
-from ._check import _decode, _output
+from ._inputs import decode_output as _output
+from ._inputs import decode_value as _decode
 
 __all__ = ["Series", "plot_png", "witness_series"]
 
@@ -49,14 +50,14 @@ def witness_series(certificate: Certificate, *, epsilon_label: str | None, epsil
     if not pair or predicate["quality"].get("kind") not in (None, "quality"):
         return None
     try:
-        if "range" in predicate["mechanism"]:
+        if predicate["mechanism"]["range"]["kind"] in ("RationalRange", "IntRange"):
             from ._ranges import range_series
 
             data = range_series(predicate, _decode(pair["dataset1"]), _decode(pair["dataset2"]))
             return Series(data["labels"], data["p1"], data["p2"], data["loss"], epsilon_at_n, epsilon_label, "cells of the range")
         quality = quality_from_json(predicate["quality"])
-        outputs = [_output(r) for r in predicate["mechanism"]["outputs"]]
-        measure = dict(zip(outputs, (rational_from_text(m) for m in predicate["mechanism"]["base_measure"])))
+        outputs = [_output(r) for r in predicate["mechanism"]["range"]["outputs"]]
+        measure = dict(zip(outputs, (rational_from_text(m) for m in predicate["mechanism"]["range"]["base_measure"])))
         mech = ExponentialMechanism(
             quality, epsilon=rational_from_text(predicate["mechanism"]["epsilon0"]), outputs=outputs, base_measure=measure
         )

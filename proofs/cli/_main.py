@@ -99,12 +99,18 @@ def _output_directory(text: str) -> Path:
 
 def _certify(args: argparse.Namespace) -> int:
     from .._files import write_atomically
+    from ..certificate._build import sign
     from ..certificate._report import write_report
     from ._targets import load_targets, slug
     from ._verify import exit_code, verify_targets
 
     loaded = load_targets([args.target])
     directory = _output_directory(args.output)
+    signer = None
+    if args.sign_key is not None:
+        from ..certificate._signing import load_signing_key
+
+        signer = load_signing_key(args.sign_key)
     with Progress(len(loaded.targets), "certifying") as progress:
         verdicts = verify_targets(loaded.targets, progress=progress.step, **_prover_options(args, loaded.options))
     for verdict in verdicts:
@@ -113,32 +119,54 @@ def _certify(args: argparse.Namespace) -> int:
             print(f"ERROR    {verdict.target.name}: {verdict.failure} error: {last[0]}", file=sys.stderr)
             continue
         stem = slug(verdict.target.name)
-        path = write_atomically(directory / f"{stem}.cert.json", verdict.certificate.to_json())
+        written = verdict.certificate if signer is None else sign(verdict.certificate, signer)
+        path = write_atomically(directory / f"{stem}.cert.json", written.to_json())
         md, page = write_report(verdict.certificate, directory, stem, title=verdict.target.name)
         print(f"{verdict.status!s:8} {verdict.target.name}: {path} ({md.name}, {page.name})")
     return exit_code(verdicts)
 
 
 def _check(args: argparse.Namespace) -> int:
-    from ..certificate._check import check_certificate
+    """Exit codes: 0 valid and certifies ε-DP (ε <= --max-epsilon); 1 forged, tampered or inconsistent;
+    2 usage error or input refused by a limit; 3 valid but certifies no ε-DP; 4 could not be re-derived here.
+    With several certificates the first of 1, 2, 4, 3, 0 present wins."""
+    from ..certificate._check import CheckOutcome, check_certificate, parse_max_epsilon
+    from ..certificate._limits import CertificateLimits
 
-    code = EXIT_VERIFIED
+    try:
+        limits = CertificateLimits(**({"max_bytes": args.max_bytes} if args.max_bytes is not None else {}))
+        options: dict[str, Any] = {"limits": limits, "trusted_keys": args.trusted_key or (), "max_epsilon": args.max_epsilon}
+        if args.trusted_key:
+            from ..certificate._signing import load_trusted_key
+
+            options["trusted_keys"] = [load_trusted_key(path) for path in args.trusted_key]
+        parse_max_epsilon(args.max_epsilon)
+    except ExpMechError as error:
+        print(f"expmech check: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    labels = {
+        CheckOutcome.CERTIFIES_DP: "OK",
+        CheckOutcome.NO_DP_CLAIM: "NO-DP",
+        CheckOutcome.INVALID: "INVALID",
+        CheckOutcome.REFUSED: "REFUSED",
+        CheckOutcome.INCONCLUSIVE: "UNKNOWN",
+    }
+    codes = []
     for item in args.certificates:
         try:
-            report = check_certificate(item)
+            report = check_certificate(item, **options)
         except ExpMechError as error:
-            print(f"INVALID  {item}: {error}")
-            code = max(code, EXIT_VIOLATION)
+            print(f"REFUSED  {item}: {error}")
+            codes.append(EXIT_USAGE)
             continue
-        verdict = "OK" if report.ok else "INVALID"
-        print(f"{verdict:8} {item}: status {report.status}, ε = {report.epsilon}, {len(report.checks)} checks")
-        for problem in report.problems:
-            print(f"         problem: {problem}")
+        print(f"{labels[report.outcome]:8} {item}: {report.summary} (exit {report.exit_code})")
         for note in report.notes:
             print(f"         note: {note}")
-        if not report.ok:
-            code = max(code, EXIT_VIOLATION)
-    return code
+        codes.append(report.exit_code)
+    for code in (EXIT_VIOLATION, EXIT_USAGE, EXIT_INTERNAL, EXIT_INCONCLUSIVE):
+        if code in codes:
+            return code
+    return EXIT_VERIFIED
 
 
 def _spec(args: argparse.Namespace) -> int:
@@ -174,11 +202,20 @@ def _parser() -> argparse.ArgumentParser:
     certify = commands.add_parser("certify", help="write certificates and reports for a target")
     certify.add_argument("target", help="module:attr or a pyproject.toml with [tool.expmech]")
     certify.add_argument("-o", "--output", required=True, help="directory for the certificates and reports")
+    certify.add_argument("--sign-key", dest="sign_key", default=None, help="sign each certificate (DSSE, Ed25519) with this PEM private key")
     for sub in (verify, certify):
         sub.add_argument("--rlimit", type=_bounded_int(1, Z3_LIMIT), default=None, help="z3 resource limit per query (deterministic)")
         sub.add_argument("--timeout-ms", dest="timeout_ms", type=_bounded_int(1, Z3_LIMIT), default=None, help="z3 wall-clock safety net per query")
-    check = commands.add_parser("check", help="re-verify certificates independently")
+    check = commands.add_parser(
+        "check",
+        help="re-derive every claim of certificates independently",
+        description="Exit 0: valid, certifies ε-DP (ε <= --max-epsilon); 1: forged, tampered or inconsistent; "
+        "2: usage error or refused by a limit; 3: valid but certifies no ε-DP; 4: could not be re-derived here.",
+    )
     check.add_argument("certificates", nargs="+")
+    check.add_argument("--max-epsilon", dest="max_epsilon", default=None, help="exit 0 only if the certified ε is <= this (p/q, or an expression in n)")
+    check.add_argument("--trusted-key", dest="trusted_key", action="append", default=None, help="Ed25519 PEM public key; repeatable. Only certificates signed by one of them are valid")
+    check.add_argument("--max-bytes", dest="max_bytes", type=_bounded_int(1), default=None, help="refuse certificates larger than this (default 1 MiB)")
     spec = commands.add_parser("spec", help="list every statement of the source with its status")
     spec.add_argument("--format", choices=("text", "json"), default="text")
     spec.add_argument("--instances", type=_bounded_int(1, 10**6), default=200, help="random instances per statement")

@@ -1,0 +1,369 @@
+"""Every claim of a certificate, derived from its inputs alone: what ``certify`` writes and ``check`` re-derives.
+
+:func:`derive` runs the public provers (:func:`~expmech.proofs.prove_sensitivity`,
+:func:`~expmech.proofs.prove_monotone`) with the recorded budget, derives ε
+from the spec's privacy statement, and runs the exact conformance check on
+generated neighbouring pairs.  It is deterministic in its inputs (z3 is
+budgeted by ``rlimit``, the pairs come from a seeded generator), so the checker
+can require a recorded certificate to equal a fresh derivation member by member.
+
+Rules the derivation itself enforces:
+
+* no claim is PROVED while one of its recorded queries is ``unknown`` (it is
+  reported UNKNOWN instead);
+* ε is certified only on a PROVED sensitivity, and not when the conformance
+  check finds a pair whose exact privacy loss exceeds ε;
+* each recorded query is in the normal form of :func:`normalise_smt2`, with the
+  resource count z3 needs for it in a fresh context (``rlimit_used``).
+
+The derivation is dispatched on the kind of quality: a log-likelihood
+(posterior sampling) is derived by :func:`._posterior.derive_posterior`.  For
+a digital-goods auction (``inputs.auction``) the ``truthfulness`` claim of
+statement ``auctions`` is derived from the certified ε (:mod:`._auction`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import random
+from collections.abc import MutableMapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+from expmech.impl import ExponentialMechanism
+from expmech.spec import DATASET_SIZE, LogLikelihood, Neighbours, QualityFunction, derive_epsilon, rational_text
+from expmech.spec._domains import IntRange
+
+from .._outcome import Status
+from ..prover import MonotonicityResult, SensitivityResult, Witness, prove_monotone, prove_sensitivity
+from ._inputs import CertificateInputs, FiniteRange, encode_value, inputs_to_json
+from ._smt import SolverRun, fresh_z3_context, normalise_smt2, run_z3, z3_label
+
+__all__ = [
+    "Derivation",
+    "PREDICATE_TYPE",
+    "SCHEMA_VERSION",
+    "STATEMENT_TYPE",
+    "assemble",
+    "derive",
+    "epsilon_at",
+    "expression_text",
+    "measure_budget",
+    "random_record",
+    "record_queries",
+    "subject",
+]
+
+SCHEMA_VERSION = "2"
+PREDICATE_TYPE = "urn:expmech:dp-certificate:v2"
+STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
+
+RunCache = MutableMapping[tuple[str, int, int], SolverRun]
+
+_METHODS = {
+    "lifted": "z3 per-record bounds lifted to every n",
+    "joint": "z3 joint encoding of all aggregates, every n",
+    "exhaustive": "exhaustive exact check",
+    "search": "exact search",
+    "none": "none",
+}
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """A fresh derivation: the statement (without provenance) and the objects it was written from.
+
+    ``epsilon`` is the ε derived from the privacy theorem whenever the
+    sensitivity is PROVED (even if the conformance check then refutes it).
+    """
+
+    statement: dict[str, Any]
+    sensitivity: Any  # SensitivityResult, or LikelihoodRatioResult for posterior sampling
+    monotone: MonotonicityResult | None
+    epsilon: sympy.Expr | None
+    mechanism: Any  # ExponentialMechanism, PosteriorSampling, or None when none was needed
+
+
+def expression_text(expr: sympy.Expr | None) -> str | None:
+    """How a certificate writes a bound or ε: ``"oo"``, or sympy's text of the simplified expression in ``n``."""
+    if expr is None:
+        return None
+    if expr is sympy.oo:
+        return "oo"
+    return str(sympy.simplify(expr))
+
+
+def measure_budget(rlimit: int) -> int:
+    """The rlimit a recorded query is re-run with: at least the certificate's and the prover's default."""
+    default = inspect.signature(prove_sensitivity).parameters["rlimit"].default
+    return max(rlimit, int(default))
+
+
+def record_queries(queries: Any, inputs: CertificateInputs, runs: RunCache | None) -> list[dict[str, Any]]:
+    """The recorded form of a prover's queries: normal-form SMT-LIB2, the answer, and z3's resource count for the text."""
+    recorded = []
+    budget = measure_budget(inputs.budget.rlimit)
+    for query in queries:
+        text = normalise_smt2(query.result.smt2)
+        key = (text, budget, inputs.budget.timeout_ms)
+        run = runs.get(key) if runs is not None else None
+        if run is None:
+            run = run_z3(text, rlimit=budget, timeout_ms=inputs.budget.timeout_ms)
+            if runs is not None:
+                runs[key] = run
+        recorded.append(
+            {
+                "purpose": query.purpose,
+                "expected": query.expected,
+                "result": query.result.status,
+                "reason": query.result.reason,
+                "smt2": text,
+                "rlimit_used": run.rlimit_used if run.rlimit_used is not None else 0,
+                "solver": z3_label(),
+            }
+        )
+    return recorded
+
+
+def _witness(w: Witness | None) -> dict[str, Any] | None:
+    if w is None:
+        return None
+    return {
+        "dataset1": encode_value(list(w.dataset1)),
+        "dataset2": encode_value(list(w.dataset2)),
+        "output": encode_value(w.output),
+        "difference": rational_text(w.difference),
+        "size": w.size,
+    }
+
+
+def _no_unknown(result: Any, what: str) -> Any:
+    """A PROVED result one of whose queries was unknown becomes UNKNOWN: a proof may not rest on an inconclusive query."""
+    if result.status is Status.PROVED and any(q.result.status == "unknown" for q in result.queries):
+        index = next(i for i, q in enumerate(result.queries) if q.result.status == "unknown")
+        return dataclasses.replace(
+            result, status=Status.UNKNOWN, reason=f"{result.reason}; but {what} query {index + 1} was unknown, so nothing is claimed PROVED"
+        )
+    return result
+
+
+def _sensitivity_claim(result: SensitivityResult, queries: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "id": "sensitivity",
+        "statement": "global-sensitivity",
+        "status": str(result.status),
+        "method": _METHODS.get(result.method, result.method),
+        "bound": expression_text(result.bound),
+        "claimed": expression_text(result.claimed),
+        "tight": result.tight,
+        "bounded_size": result.bounded_size,
+        "hypotheses": list(result.hypotheses),
+        "reason": result.reason,
+        "witness": _witness(result.witness),
+        "counterexample": _witness(result.counterexample),
+        "evidence": {"solver": z3_label(), "queries": queries},
+    }
+
+
+def _monotone_claim(result: MonotonicityResult, queries: list[dict[str, Any]]) -> dict[str, Any]:
+    counterexample = None
+    if result.counterexample is not None:
+        d1, d2, up, down = result.counterexample
+        counterexample = {"dataset1": encode_value(list(d1)), "dataset2": encode_value(list(d2)), "rises_at": encode_value(up), "falls_at": encode_value(down)}
+    return {
+        "id": "monotonicity",
+        "statement": "privacy",
+        "status": str(result.status),
+        "method": "rules with z3 sign checks; exact search for a counterexample",
+        "direction": result.direction,
+        "reason": result.reason,
+        "counterexample": counterexample,
+        "evidence": {"solver": z3_label(), "queries": queries},
+    }
+
+
+def random_record(quality: QualityFunction | LogLikelihood, rng: random.Random) -> Any:
+    """One record drawn from the schema's domains (bare for one field), as the conformance check draws them."""
+    record: dict[str, Any] = {}
+    for name, _, domain in quality.schema.items():
+        if isinstance(domain, IntRange) and domain.lo is not None and domain.hi is not None:
+            record[name] = rng.randint(domain.lo, domain.hi)
+        elif domain.is_finite:
+            record[name] = domain.decode(rng.choice(domain.codes()))
+        else:
+            lo, hi = domain.bounds()
+            low = lo if lo is not None else (hi - 100 if hi is not None else Fraction(-100))
+            high = hi if hi is not None else low + 200
+            value = low + (high - low) * Fraction(rng.randint(0, 64), 64)
+            record[name] = int(value) if domain.sort == "int" else value
+    items = list(quality.schema.items())
+    return record[items[0][0]] if len(items) == 1 else record
+
+
+def epsilon_at(epsilon: sympy.Expr, size: int) -> Fraction:
+    """ε at dataset size ``n = size`` as a Fraction."""
+    value = sympy.Rational(epsilon.subs(DATASET_SIZE, size))
+    return Fraction(int(value.p), int(value.q))
+
+
+def _conformance(inputs: CertificateInputs, mech: ExponentialMechanism, epsilon: sympy.Expr) -> dict[str, Any]:
+    rng = random.Random(inputs.seed)
+    quality = inputs.quality
+    checks, violations = [], []
+    largest = Fraction(0)
+    for index in range(inputs.pairs):
+        first = [random_record(quality, rng) for _ in range(rng.randint(1, 6))]
+        extra = random_record(quality, rng)
+        if inputs.neighbours is Neighbours.REPLACE_ONE:
+            position = rng.randrange(len(first))
+            second = first[:position] + [extra] + first[position + 1 :]
+        else:
+            second = first + [extra]
+        bound = epsilon_at(epsilon, len(first))
+        loss = mech.privacy_loss(first, second)
+        if getattr(loss, "infinite", False):  # over an infinite range the loss may be unbounded
+            entry = {"dataset1": encode_value(first), "dataset2": encode_value(second), "epsilon_at_n": rational_text(bound),
+                     "loss_lower_bound": "oo", "loss_upper_bound": "oo", "within_epsilon": False}
+            checks.append(entry)
+            violations.append(index)
+            continue
+        low, high = loss.enclose(30)
+        within = loss <= bound
+        upper = min(high, bound) if within else high
+        largest = max(largest, upper)
+        entry = {
+            "dataset1": encode_value(first),
+            "dataset2": encode_value(second),
+            "epsilon_at_n": rational_text(bound),
+            "loss_lower_bound": rational_text(low),
+            "loss_upper_bound": rational_text(upper),
+            "within_epsilon": within,
+        }
+        checks.append(entry)
+        if not within:
+            violations.append(index)
+    return {
+        "id": "conformance",
+        "statement": "privacy",
+        "status": "REFUTED" if violations else "TESTED",
+        "method": "exact privacy loss of expmech.impl on generated neighbouring pairs, compared exactly with ε",
+        "non_proof": True,
+        "generator": "random.Random(seed) over the field domains",
+        "checks": checks,
+        "largest_loss_upper_bound": rational_text(largest),
+        "violations": violations,
+    }
+
+
+def subject(quality: QualityFunction | LogLikelihood) -> list[dict[str, Any]]:
+    """The in-toto subject: the quality function, named, with its sha256."""
+    return [{"name": f"quality:{quality.name or 'unnamed'}", "digest": {"sha256": quality.sha256}}]
+
+
+def derive(inputs: CertificateInputs, *, runs: RunCache | None = None) -> Derivation:
+    """Derive every claim from ``inputs`` (see the module docstring); ``runs`` caches z3 re-runs by query text.
+
+    The provers run in a fresh z3 context (:func:`fresh_z3_context`), so the
+    derivation does not depend on what z3 did before in the process.
+    """
+    with fresh_z3_context():
+        return _derive(inputs, runs)
+
+
+def _derive(inputs: CertificateInputs, runs: RunCache | None) -> Derivation:
+    if isinstance(inputs.quality, LogLikelihood):
+        from ._posterior import derive_posterior
+
+        return derive_posterior(inputs, runs=runs)
+    quality = inputs.quality
+    mech = inputs.range.mechanism(quality, inputs.epsilon0)
+    outputs = inputs.range.prover_outputs()
+    budget = inputs.budget
+    sensitivity = prove_sensitivity(
+        quality,
+        neighbours=inputs.neighbours,
+        claimed=inputs.claimed,
+        outputs=outputs,
+        rlimit=budget.rlimit,
+        timeout_ms=budget.timeout_ms,
+        search_size=budget.search_size,
+        search_budget=budget.search_budget,
+    )
+    sensitivity = _no_unknown(sensitivity, "a sensitivity")
+    monotone = prove_monotone(
+        quality, neighbours=inputs.neighbours, outputs=outputs, rlimit=budget.rlimit, timeout_ms=budget.timeout_ms, search_budget=budget.search_budget
+    )
+    monotone = _no_unknown(monotone, "a monotonicity")
+    claims = [
+        _sensitivity_claim(sensitivity, record_queries(sensitivity.queries, inputs, runs)),
+        _monotone_claim(monotone, record_queries(monotone.queries, inputs, runs)),
+    ]
+    ranged = not isinstance(inputs.range, FiniteRange)
+    invariant = False
+    if ranged:  # an interval or an infinite set: is the normaliser the same for every dataset?
+        from ._ranges import normaliser_claim
+
+        normaliser, invariant = normaliser_claim(quality, mech, inputs.epsilon0)
+        claims.append(normaliser)
+    status = sensitivity.status
+    epsilon_text = None
+    derived = None
+    if sensitivity.status is Status.PROVED and sensitivity.proved_bound is not None:
+        delta = sensitivity.proved_bound
+        is_monotone = monotone.status is Status.PROVED
+        epsilon0 = sympy.Rational(inputs.epsilon0.numerator, inputs.epsilon0.denominator)
+        derived = derive_epsilon(epsilon0, delta, monotone=is_monotone, normaliser_invariant=invariant)
+        why = " halved for a proved monotone q" if is_monotone else ""
+        if invariant:
+            why = " without the normaliser's factor: the normaliser is proved the same for every dataset (claim normaliser)"
+        privacy = {
+            "id": "privacy",
+            "statement": "privacy",
+            "status": "PROVED",
+            "method": "sympy: the exponent of the spec's privacy bound" + why,
+            "formula": "epsilon0*Delta_q" if is_monotone or invariant else "2*epsilon0*Delta_q",
+            "sensitivity": expression_text(delta),
+            "monotone": is_monotone,
+            "epsilon": expression_text(derived),
+        }
+        if ranged:
+            privacy["normaliser_invariant"] = invariant
+        claims.append(privacy)
+        if inputs.pairs:
+            check = _conformance(inputs, mech, derived)
+            claims.append(check)
+            if check["status"] == "REFUTED":
+                status = Status.REFUTED
+        if status is Status.PROVED:
+            epsilon_text = expression_text(derived)
+    notes = [] if epsilon_text else ["no ε-DP claim: the sensitivity is " + str(sensitivity.status) + " — " + sensitivity.reason]
+    if sensitivity.status is Status.PROVED and status is Status.REFUTED:
+        notes = ["no ε-DP claim: the exact conformance check found a neighbouring pair whose privacy loss exceeds ε"]
+    if inputs.auction is not None and epsilon_text is not None:
+        from ._auction import truthfulness_claim
+
+        truthful = truthfulness_claim(inputs.auction, quality, epsilon_text, seed=inputs.seed)
+        if truthful is not None:
+            claims.append(truthful)
+            if truthful["status"] == "REFUTED":
+                status, epsilon_text = Status.REFUTED, None
+                notes = ["no ε-DP claim: a bidder gains more by misreporting than the truthfulness bound allows"]
+    return Derivation(assemble(inputs, claims, status, epsilon_text, notes), sensitivity, monotone, derived, mech)
+
+
+def assemble(inputs: CertificateInputs, claims: list[dict[str, Any]], status: Status, epsilon_text: str | None, notes: list[str]) -> dict[str, Any]:
+    """The in-toto statement (without provenance) of a derivation: its inputs, claims and verdict."""
+    predicate = {
+        "schema_version": SCHEMA_VERSION,
+        "status": str(status),
+        "epsilon": epsilon_text,
+        "dp_claim": epsilon_text is not None,
+        **inputs_to_json(inputs),
+        "claims": claims,
+        "notes": notes,
+    }
+    return {"_type": STATEMENT_TYPE, "subject": subject(inputs.quality), "predicateType": PREDICATE_TYPE, "predicate": predicate}

@@ -1,0 +1,307 @@
+"""Limits on untrusted certificates: enforced before anything reaches sympy or z3.
+
+A certificate is input from a third party, so the checker bounds it at every
+stage, each bound with its own clear error:
+
+1. **bytes** — the file size is read from the file system before the file is
+   read (``max_bytes``);
+2. **JSON** — strict parsing: UTF-8, no duplicate keys, no floats, ``NaN`` or
+   ``Infinity``, integers of at most ``max_digits`` digits, nesting at most
+   ``max_depth``, strings at most ``max_string`` characters;
+3. **content** (after the digest, before the JSON Schema) — digits of every
+   rational, the size, depth and exponents of expression trees, records per
+   dataset, finite domain sizes, outputs, a Beta prior's parameters, and the
+   prover budgets a certificate may ask the checker to spend.
+
+:class:`CertificateRefused` (exit 2 at the command line) is raised for a
+limit; :class:`CertificateMalformed` (exit 1) for JSON no honest certificate
+contains (duplicate keys, floats).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from expmech.spec import InvalidArgument
+from expmech.spec._errors import describe
+
+__all__ = [
+    "CertificateLimits",
+    "CertificateMalformed",
+    "CertificateRefused",
+    "check_content_limits",
+    "parse_json",
+    "read_limited",
+]
+
+
+class CertificateRefused(InvalidArgument):
+    """A certificate exceeds a limit of :class:`CertificateLimits` (or is not JSON): refused unparsed.
+
+    ``parameter`` names the limit (``"max_bytes"``, ``"max_depth"``, …) and
+    ``value`` holds what was found.
+    """
+
+
+class CertificateMalformed(InvalidArgument):
+    """A certificate's JSON holds what no certificate may: a duplicate key, a float, ``NaN``."""
+
+
+@dataclass(frozen=True)
+class CertificateLimits:
+    """Bounds on an untrusted certificate; every field is an int >= 1.
+
+    The defaults admit every certificate ``expmech`` writes for the catalogue
+    (< 30 KB) and for ``expmech synth`` up to (k, m) = (3, 6) (350 KB) with room
+    to spare, and keep the refusal of anything larger well under a second.
+    """
+
+    max_bytes: int = 2**20
+    max_depth: int = 160
+    max_string: int = 2**18
+    max_digits: int = 100
+    max_expression_nodes: int = 4000
+    max_expression_depth: int = 64
+    max_exponent: int = 64
+    max_records: int = 64
+    max_domain_size: int = 100_000
+    max_outputs: int = 200_000
+    max_rlimit: int = 10**9
+    max_timeout_ms: int = 600_000
+    max_search_size: int = 8
+    max_search_budget: int = 10**7
+    max_pairs: int = 10_000
+    max_beta: int = 1_000
+
+    def __post_init__(self) -> None:
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidArgument(f"{item.name}={describe(value)} must be an int >= 1", parameter=item.name, value=value)
+
+
+def _refuse(limit: str, message: str, value: Any = None) -> CertificateRefused:
+    return CertificateRefused(message, parameter=limit, value=value)
+
+
+def read_limited(path: Path, limits: CertificateLimits) -> bytes:
+    """The bytes of ``path``, refused by size before they are read."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise InvalidArgument(f"certificate={str(path)!r} does not exist", parameter="certificate", value=str(path)) from None
+    except OSError as error:
+        raise InvalidArgument(f"certificate={str(path)!r} cannot be read: {error}", parameter="certificate", value=str(path)) from None
+    if size > limits.max_bytes:
+        raise _refuse("max_bytes", f"the certificate has {size} bytes, more than max_bytes={limits.max_bytes}", size)
+    with path.open("rb") as handle:
+        raw = handle.read(limits.max_bytes + 1)
+    if len(raw) > limits.max_bytes:
+        raise _refuse("max_bytes", f"the certificate has more than max_bytes={limits.max_bytes} bytes", len(raw))
+    return raw
+
+
+class _Duplicate(Exception):
+    pass
+
+
+class _Inexact(Exception):
+    pass
+
+
+class _TooLong(Exception):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _Duplicate(key)
+        result[key] = value
+    return result
+
+
+def parse_json(raw: bytes | str, limits: CertificateLimits, *, what: str = "certificate") -> Any:
+    """Parse untrusted JSON strictly within ``limits`` (see the module docstring)."""
+    if len(raw) > limits.max_bytes:
+        raise _refuse("max_bytes", f"the {what} has {len(raw)} bytes, more than max_bytes={limits.max_bytes}", len(raw))
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise _refuse("encoding", f"the {what} is not UTF-8: {error}") from None
+    else:
+        text = raw
+
+    def integer(digits: str) -> int:
+        if len(digits.lstrip("-")) > limits.max_digits:
+            raise _TooLong(digits)
+        return int(digits)
+
+    def inexact(value: str) -> Any:
+        raise _Inexact(value)
+
+    try:
+        data = json.loads(text, object_pairs_hook=_pairs, parse_float=inexact, parse_constant=inexact, parse_int=integer)
+    except _Duplicate as error:
+        raise CertificateMalformed(f"the {what} repeats the JSON key {str(error)!r}", parameter="json", value=str(error)) from None
+    except _Inexact as error:
+        raise CertificateMalformed(
+            f"the {what} holds the inexact number {str(error)[:40]!r}; certificates hold exact values only", parameter="json", value=str(error)[:40]
+        ) from None
+    except _TooLong as error:
+        raise _refuse("max_digits", f"an integer in the {what} has {len(str(error))} digits, more than max_digits={limits.max_digits}") from None
+    except RecursionError:
+        raise _refuse("max_depth", f"the {what} is nested deeper than max_depth={limits.max_depth}") from None
+    except json.JSONDecodeError as error:
+        raise _refuse("json", f"the {what} is not JSON: {error}") from None
+    check_shape(data, limits, what=what)
+    return data
+
+
+def check_shape(data: Any, limits: CertificateLimits, *, what: str = "certificate") -> None:
+    """Depth, string length, integer digits and exactness of already parsed JSON data (iteratively)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > limits.max_depth:
+            raise _refuse("max_depth", f"the {what} is nested deeper than max_depth={limits.max_depth}", depth)
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    raise CertificateMalformed(f"the {what} has a non-string key {describe(key)}", parameter="json", value=key)
+                if len(key) > limits.max_string:
+                    raise _refuse("max_string", f"a key in the {what} is longer than max_string={limits.max_string}", len(key))
+                stack.append((item, depth + 1))
+        elif isinstance(value, list):
+            stack.extend((item, depth + 1) for item in value)
+        elif isinstance(value, str):
+            if len(value) > limits.max_string:
+                raise _refuse("max_string", f"a string in the {what} has {len(value)} characters, more than max_string={limits.max_string}", len(value))
+        elif isinstance(value, bool) or value is None:
+            continue
+        elif isinstance(value, int):
+            if value.bit_length() > 4 * limits.max_digits or len(str(abs(value))) > limits.max_digits:
+                raise _refuse("max_digits", f"an integer in the {what} has more than max_digits={limits.max_digits} digits")
+        else:
+            raise CertificateMalformed(f"the {what} holds {describe(value)}; certificates hold exact JSON values only", parameter="json", value=value)
+
+
+_RATIONAL = re.compile(r"-?([0-9]+)(?:/([0-9]+))?")
+
+
+def _digits(text: str, limits: CertificateLimits, where: str) -> None:
+    match = _RATIONAL.fullmatch(text)
+    if match is not None and max(len(match.group(1)), len(match.group(2) or "")) > limits.max_digits:
+        raise _refuse("max_digits", f"{where} has a number with more than max_digits={limits.max_digits} digits")
+
+
+def _expression(tree: Any, limits: CertificateLimits, where: str) -> None:
+    nodes = 0
+    stack: list[tuple[Any, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        nodes += 1
+        if nodes > limits.max_expression_nodes:
+            raise _refuse("max_expression_nodes", f"{where} has more than max_expression_nodes={limits.max_expression_nodes} nodes")
+        if depth > limits.max_expression_depth:
+            raise _refuse("max_expression_depth", f"{where} is nested deeper than max_expression_depth={limits.max_expression_depth}")
+        if isinstance(node, list):  # a Piecewise branch [expr, cond]
+            stack.extend((item, depth) for item in node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        args = node.get("args")
+        if not isinstance(args, list):
+            continue
+        if node.get("node") == "Pow" and len(args) == 2:
+            exponent = args[1]
+            text = exponent.get("rational") if isinstance(exponent, dict) else None
+            if isinstance(text, str):
+                _digits(text, limits, where)
+                match = _RATIONAL.fullmatch(text)
+                if match is not None and (len(match.group(1)) > 4 or abs(int(text.split("/")[0])) > limits.max_exponent):
+                    raise _refuse("max_exponent", f"{where} has the exponent {text[:40]}, beyond ±max_exponent={limits.max_exponent}", text[:40])
+        stack.extend((item, depth + 1) for item in args)
+
+
+def _domain(domain: Any, limits: CertificateLimits, where: str) -> None:
+    if not isinstance(domain, dict):
+        return
+    kind = domain.get("kind")
+    size = None
+    if kind == "IntRange" and isinstance(domain.get("lo"), int) and isinstance(domain.get("hi"), int):
+        size = domain["hi"] - domain["lo"] + 1
+    elif kind == "Categories" and isinstance(domain.get("labels"), list):
+        size = len(domain["labels"])
+    elif kind == "Grid" and isinstance(domain.get("points"), list):
+        size = len(domain["points"])
+    if size is not None and size > limits.max_domain_size:
+        raise _refuse("max_domain_size", f"{where} has {size} values, more than max_domain_size={limits.max_domain_size}", size)
+
+
+_BUDGETS = {
+    "rlimit": "max_rlimit",
+    "timeout_ms": "max_timeout_ms",
+    "search_size": "max_search_size",
+    "search_budget": "max_search_budget",
+    "pairs": "max_pairs",
+}
+
+
+def _member(value: Any, *keys: Any) -> Any:
+    for key in keys:
+        if isinstance(value, dict) and isinstance(key, str):
+            value = value.get(key)
+        elif isinstance(value, list) and isinstance(key, int) and 0 <= key < len(value):
+            value = value[key]
+        else:
+            return None
+    return value
+
+
+def check_content_limits(statement: Any, limits: CertificateLimits) -> None:
+    """The content limits of a statement of any shape (run before the schema); raise :class:`CertificateRefused` naming the first exceeded."""
+    predicate = _member(statement, "predicate")
+    if not isinstance(predicate, dict):
+        return
+    quality: dict[str, Any] = predicate["quality"] if isinstance(predicate.get("quality"), dict) else {}
+    _expression(quality.get("expression"), limits, "the quality expression")
+    for side in ("schema", "outputs"):
+        pairs = quality.get(side)
+        for pair in pairs if isinstance(pairs, list) else []:
+            if isinstance(pair, list) and len(pair) == 2:
+                _domain(pair[1], limits, f"the domain of {str(pair[0])[:40]!r}")
+    options: dict[str, Any] = predicate["options"] if isinstance(predicate.get("options"), dict) else {}
+    if options.get("claimed") is not None:
+        _expression(options["claimed"], limits, "the claimed sensitivity")
+    for name, limit in _BUDGETS.items():
+        value = options.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value > getattr(limits, limit):
+            raise _refuse(limit, f"options.{name}={value} is above {limit}={getattr(limits, limit)}", value)
+    mechanism_range = _member(predicate, "mechanism", "range")
+    for name in ("alpha", "beta"):
+        value = _member(mechanism_range, "prior", name)
+        if isinstance(value, int) and not isinstance(value, bool) and value > limits.max_beta:
+            raise _refuse("max_beta", f"the Beta prior's {name}={value} is above max_beta={limits.max_beta}", value)
+    for key in ("outputs", "base_measure"):
+        items = mechanism_range.get(key) if isinstance(mechanism_range, dict) else None
+        if isinstance(items, list) and len(items) > limits.max_outputs:
+            raise _refuse("max_outputs", f"mechanism.range.{key} has {len(items)} entries, more than max_outputs={limits.max_outputs}", len(items))
+    stack: list[tuple[Any, str]] = [(predicate, "predicate")]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in ("dataset1", "dataset2") and isinstance(item, list) and len(item) > limits.max_records:
+                    raise _refuse("max_records", f"{where}.{key} has {len(item)} records, more than max_records={limits.max_records}", len(item))
+                stack.append((item, f"{where}.{key}"))
+        elif isinstance(value, list):
+            stack.extend((item, f"{where}[{i}]") for i, item in enumerate(value))
+        elif isinstance(value, str):
+            _digits(value, limits, where)

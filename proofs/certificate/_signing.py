@@ -1,0 +1,125 @@
+"""Optional provenance: a DSSE envelope signed with Ed25519, through the in-toto project's ``securesystemslib``.
+
+A signed certificate file is ``{"envelope": DSSE, "digest": {...}}``: the
+envelope's payload is the RFC 8785 canonical form of the in-toto Statement
+(``payloadType`` ``application/vnd.in-toto+json``), signed with Ed25519 over
+DSSE's pre-authentication encoding by ``securesystemslib``'s
+``Envelope``/``CryptoSigner``; the digest is the sha256 of that payload, as for
+an unsigned certificate.  The envelope can be handed as is to in-toto tooling.
+
+What each part proves: the **digest** that the bytes are unchanged; the
+**signature** who issued them; neither that a claim is true — only
+re-derivation (:func:`~expmech.proofs.check_certificate`) does that.
+
+Keys are PEM files: a PKCS#8 Ed25519 private key to sign
+(``openssl genpkey -algorithm ed25519``), its SubjectPublicKeyInfo public key
+to verify (``openssl pkey -pubout``).  Needs ``pip install "expmech[sign]"``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+from pathlib import Path
+from typing import Any
+
+from expmech.spec import InvalidArgument, InvalidType
+from expmech.spec._errors import describe
+
+__all__ = ["PAYLOAD_TYPE", "envelope_payload", "load_signing_key", "load_trusted_key", "sign_statement", "verify_envelope"]
+
+PAYLOAD_TYPE = "application/vnd.in-toto+json"
+
+
+def _library() -> Any:
+    try:
+        from securesystemslib import dsse, signer
+    except ImportError:
+        raise InvalidArgument(
+            'signing needs securesystemslib with cryptography: pip install "expmech[sign]"', parameter="securesystemslib", value=None
+        ) from None
+    return dsse, signer
+
+
+def _read_pem(path: Any, what: str) -> bytes:
+    if isinstance(path, bytes):
+        return path
+    if not isinstance(path, str | Path):
+        raise InvalidType(f"{what}={describe(path)} must be a path to a PEM file", parameter=what, value=path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise InvalidArgument(f"{what}={str(path)!r} cannot be read: {error.strerror or error}", parameter=what, value=str(path)) from None
+    if len(data) > 65536:
+        raise InvalidArgument(f"{what}={str(path)!r} is too large to be a PEM key", parameter=what, value=str(path))
+    return data
+
+
+def load_signing_key(path: Any) -> Any:
+    """A ``securesystemslib`` ``CryptoSigner`` for the Ed25519 private key in the PEM file ``path``."""
+    _, signer = _library()
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    try:
+        key = load_pem_private_key(_read_pem(path, "sign_key"), password=None)
+    except (ValueError, TypeError) as error:
+        raise InvalidArgument(f"sign_key={str(path)!r} is not an unencrypted PEM private key: {error}", parameter="sign_key", value=str(path)) from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise InvalidArgument(f"sign_key={str(path)!r} is a {type(key).__name__}, not an Ed25519 key", parameter="sign_key", value=str(path))
+    return signer.CryptoSigner(key)
+
+
+def load_trusted_key(path: Any) -> Any:
+    """A ``securesystemslib`` ``SSlibKey`` for the Ed25519 public key in the PEM file ``path`` (or a key object as is)."""
+    _, signer = _library()
+    if isinstance(path, signer.Key):
+        return path
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.serialization import load_pem_public_key
+
+    try:
+        key = load_pem_public_key(_read_pem(path, "trusted_key"))
+    except (ValueError, TypeError) as error:
+        raise InvalidArgument(f"trusted_key={str(path)!r} is not a PEM public key: {error}", parameter="trusted_key", value=str(path)) from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise InvalidArgument(f"trusted_key={str(path)!r} is a {type(key).__name__}, not an Ed25519 key", parameter="trusted_key", value=str(path))
+    return signer.SSlibKey.from_crypto(key)
+
+
+def sign_statement(payload: bytes, signing_key: Any) -> dict[str, Any]:
+    """A DSSE envelope (as JSON data) over the canonical statement bytes ``payload``, signed with ``signing_key``."""
+    dsse, signer = _library()
+    if not isinstance(signing_key, signer.Signer):
+        signing_key = load_signing_key(signing_key)
+    envelope = dsse.Envelope(payload, PAYLOAD_TYPE, {})
+    envelope.sign(signing_key)
+    data: dict[str, Any] = envelope.to_dict()
+    return data
+
+
+def envelope_payload(envelope: dict[str, Any]) -> bytes:
+    """The payload bytes of a DSSE envelope (JSON data); malformed base64 raises :class:`InvalidArgument`."""
+    try:
+        return base64.b64decode(envelope["payload"], validate=True)
+    except (binascii.Error, ValueError, TypeError, KeyError) as error:
+        raise InvalidArgument(f"the envelope's payload is not base64: {error}", parameter="envelope", value=None) from None
+
+
+def verify_envelope(envelope: dict[str, Any], keys: list[Any]) -> list[str]:
+    """The key ids among ``keys`` whose signature on ``envelope`` verifies; raise :class:`InvalidArgument` if none does."""
+    dsse, _ = _library()
+    from securesystemslib.exceptions import FormatError, VerificationError
+
+    if envelope.get("payloadType") != PAYLOAD_TYPE:
+        raise InvalidArgument(f"the envelope's payloadType is {describe(envelope.get('payloadType'))}, not {PAYLOAD_TYPE!r}", parameter="envelope", value=None)
+    try:
+        parsed = dsse.Envelope.from_dict(copy.deepcopy(envelope))
+        accepted = parsed.verify(keys, 1)
+    except VerificationError:
+        signers = ", ".join(str(s.get("keyid"))[:16] for s in envelope.get("signatures", []) if isinstance(s, dict)) or "nobody"
+        raise InvalidArgument(f"not signed by a trusted key (signed by: {signers})", parameter="signature", value=None) from None
+    except (FormatError, KeyError, ValueError, TypeError, binascii.Error) as error:
+        raise InvalidArgument(f"the envelope is malformed: {error}", parameter="envelope", value=None) from None
+    return sorted(accepted)

@@ -1,0 +1,213 @@
+"""Untrusted input is cheap to reject: every limit is a clear error (exit 2), in well under a second, in bounded memory."""
+
+import copy
+import json
+import time
+import tracemalloc
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from certificate_tools import catalogue_certificate, claim, resealed
+from expmech.proofs import CertificateLimits, CheckOutcome, check_certificate
+from expmech.proofs.cli import main
+from expmech.proofs.certificate._build import seal
+
+SECOND = 1.0
+MEMORY = 64 * 2**20
+
+
+@pytest.fixture(scope="module")
+def median():
+    return catalogue_certificate("median")
+
+
+def _timed(source, **options):
+    """check_certificate's report, its CPU seconds, and (in a second, traced run) the peak of Python allocations."""
+    started = time.process_time()
+    report = check_certificate(source, **options)
+    elapsed = time.process_time() - started
+    tracemalloc.start()
+    try:
+        again = check_certificate(source, **options)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert again.problems == report.problems
+    return report, elapsed, peak
+
+
+def _expression(depth):
+    tree = {"symbol": "r"}
+    for _ in range(depth):
+        tree = {"node": "Abs", "args": [tree]}
+    return tree
+
+
+def _wide(nodes):
+    return {"node": "Add", "args": [{"rational": str(i)} for i in range(nodes)]}
+
+
+def _set_expression(tree):
+    return lambda s: s["predicate"]["quality"].__setitem__("expression", tree)
+
+
+HOSTILE = {
+    "huge-integer-exponent": (_set_expression({"node": "Pow", "args": [{"rational": "3"}, {"rational": str(10**14)}]}), "max_exponent"),
+    "tower-of-exponents": (_set_expression({"node": "Pow", "args": [{"rational": "9"}, {"node": "Pow", "args": [{"rational": "9"}, {"rational": "99999"}]}]}), "max_exponent"),
+    "rational-digits": (lambda s: s["predicate"]["mechanism"].__setitem__("epsilon0", "1/" + "9" * 5000), "max_digits"),
+    "expression-nodes": (_set_expression(_wide(5_000)), "max_expression_nodes"),
+    "expression-depth": (_set_expression(_expression(70)), "max_expression_depth"),
+    "witness-records": (lambda s: claim(s, "sensitivity")["witness"].__setitem__("dataset1", list(range(5000))), "max_records"),
+    "domain-size": (lambda s: s["predicate"]["quality"]["schema"][0][1].update(lo=0, hi=2**50), "max_domain_size"),
+    "rlimit": (lambda s: s["predicate"]["options"].__setitem__("rlimit", 10**12), "max_rlimit"),
+    "search-budget": (lambda s: s["predicate"]["options"].__setitem__("search_budget", 10**12), "max_search_budget"),
+    "pairs": (lambda s: s["predicate"]["options"].__setitem__("pairs", 10**9), "max_pairs"),
+}
+
+
+def test_every_limit_is_enforced_at_its_own_bound(median):
+    """Small custom limits: one over each limit is refused naming it (the defaults above are the same code)."""
+    cases = {
+        "max_outputs": (17, lambda s: s["predicate"]["mechanism"]["range"].__setitem__("outputs", list(range(18)))),
+        "max_expression_nodes": (20, _set_expression(_wide(25))),
+        "max_records": (3, lambda s: claim(s, "sensitivity")["witness"].__setitem__("dataset1", [1, 2, 3, 4])),
+        "max_pairs": (25, lambda s: s["predicate"]["options"].__setitem__("pairs", 26)),
+    }
+    for limit, (bound, mutate) in cases.items():
+        report = check_certificate(resealed(median.data, mutate), limits=CertificateLimits(**{limit: bound}))
+        assert report.outcome is CheckOutcome.REFUSED and limit in report.problems[0], report.problems
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_resealed_hostile_content_is_refused_fast(median, name):
+    """A correctly resealed certificate over a content limit is refused (exit 2) before sympy or z3 see it."""
+    mutate, limit = HOSTILE[name]
+    forged = resealed(median.data, mutate)
+    report, elapsed, peak = _timed(forged, limits=CertificateLimits(max_bytes=4 * 2**20))
+    assert report.outcome is CheckOutcome.REFUSED and report.exit_code == 2, report.problems
+    assert limit in report.problems[0]
+    assert elapsed < SECOND and peak < MEMORY
+
+
+def test_an_oversized_file_is_refused_unread(median, tmp_path):
+    """A 36 MB witness is refused from the file's size alone: nothing is read or parsed."""
+    text = json.dumps(median.data)
+    cut = text.index('"dataset1": [') + len('"dataset1": [')
+    path = tmp_path / "big.json"
+    path.write_text(text[:cut] + "7, " * (12 * 2**20) + text[cut:])
+    assert path.stat().st_size > 36 * 10**6
+    report, elapsed, peak = _timed(path)
+    assert report.outcome is CheckOutcome.REFUSED and "max_bytes" in report.problems[0]
+    assert elapsed < 0.1 and peak < 2**20
+
+
+@pytest.mark.parametrize(
+    "text, limit",
+    [
+        ("[" * 100_000 + "]" * 100_000, "max_depth"),
+        ('{"a":' * 500 + "1" + "}" * 500, "max_depth"),
+        ('{"certificate": ' + "9" * 200_000 + "}", "max_digits"),
+        ('{"certificate": "' + "x" * 600_000 + '"}', "max_string"),
+        ("{not json", "not JSON"),
+        (b"\xff\xfe{}", "not UTF-8"),
+    ],
+    ids=["array-depth", "object-depth", "integer-digits", "long-string", "not-json", "not-utf8"],
+)
+def test_hostile_json_is_refused_fast(text, limit):
+    """Deep nesting, long numbers and strings, broken JSON: refused (exit 2) by the parser's limits."""
+    raw = text if isinstance(text, bytes) else text.encode()
+    report, elapsed, peak = _timed(raw)
+    assert report.outcome is CheckOutcome.REFUSED and limit in report.problems[0], report.problems
+    assert elapsed < SECOND and peak < MEMORY
+
+
+@pytest.mark.parametrize("text", ['{"a": 1.5}', '{"a": NaN}', '{"a": -Infinity}', '{"a": 1e400}'])
+def test_inexact_numbers_are_malformed(text):
+    """Floats, NaN and infinities have no place in a certificate: invalid (exit 1)."""
+    report = check_certificate(text.encode())
+    assert report.outcome is CheckOutcome.INVALID and report.failed == "json"
+
+
+def test_limits_are_validated():
+    """A limit must be an int >= 1, named when it is not."""
+    with pytest.raises(ValueError, match="max_bytes=0 must be an int >= 1"):
+        CertificateLimits(max_bytes=0)
+
+
+def test_cli_refuses_hostile_input_with_exit_2(median, tmp_path, capsys):
+    """At the command line a refused certificate exits 2 and names the limit."""
+    path = tmp_path / "pow.json"
+    path.write_text(json.dumps(resealed(median.data, HOSTILE["huge-integer-exponent"][0])))
+    assert main(["check", str(path)]) == 2
+    assert "max_exponent" in capsys.readouterr().out
+
+
+PATHS = [
+    ("predicate", "quality", "expression"),
+    ("predicate", "mechanism", "range", "outputs"),
+    ("predicate", "options", "claimed"),
+    ("predicate", "claims", 0, "witness", "dataset2"),
+    ("predicate", "claims", 0, "evidence", "queries", 0, "smt2"),
+    ("predicate", "claims", 3, "checks", 0, "dataset1"),
+    ("predicate", "quality", "schema", 0, 1),
+    ("predicate", "notes"),
+]
+
+
+def _hostile_values():
+    deep = st.integers(60, 900).map(lambda d: json.loads("[" * d + "]" * d))
+    long_text = st.integers(2**18 + 1, 2**19).map(lambda k: "(" * k)
+    digits = st.integers(101, 20_000).map(lambda k: "7" * k)
+    many = st.integers(70, 20_000).map(lambda k: [1] * k)
+    trees = st.one_of(st.integers(65, 400).map(_expression), st.integers(4001, 8_000).map(_wide))
+    powers = st.integers(65, 10**30).map(lambda e: {"node": "Pow", "args": [{"symbol": "r"}, {"rational": str(e)}]})
+    return st.one_of(deep, long_text, digits, many, trees, powers)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(PATHS), _hostile_values(), st.booleans())
+def test_hostile_certificates_cost_bounded_time_and_memory(path, value, reseal):
+    """Oversized or hostile values anywhere, resealed or not: rejected (never valid) within a second and bounded memory."""
+    data = copy.deepcopy(catalogue_certificate("median").data)
+    target = data["certificate"]
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    source = seal(data["certificate"]) if reseal else data
+    report, elapsed, peak = _timed(json.dumps(source).encode())
+    assert report.outcome in (CheckOutcome.REFUSED, CheckOutcome.INVALID), report.problems
+    assert elapsed < SECOND, (path, report.problems)
+    assert peak < MEMORY, (path, peak)
+
+
+NODES = ["Add", "Mul", "Pow", "Abs", "Max", "Min", "Eq", "Ne", "Lt", "Le", "Gt", "Ge", "And", "Or", "Not", "Count", "Total", "Mean", "Size", "log", "Piecewise"]
+
+
+def _trees():
+    leaves = st.one_of(
+        st.sampled_from(["0", "1", "-1", "1/2", "7/3", "64", "-65"]).map(lambda t: {"rational": t}),
+        st.booleans().map(lambda b: {"bool": b}),
+        st.sampled_from(["x", "r", "n", "y"]).map(lambda t: {"symbol": t}),
+    )
+
+    def extend(children):
+        nodes = st.tuples(st.sampled_from(NODES), st.lists(children, max_size=3)).map(lambda p: {"node": p[0], "args": p[1]})
+        branches = st.lists(st.tuples(children, children).map(list), max_size=2).map(lambda b: {"node": "Piecewise", "args": b})
+        return st.one_of(nodes, branches)
+
+    return st.recursive(leaves, extend, max_leaves=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_trees(), st.sampled_from(["expression", "claimed"]))
+def test_arbitrary_expression_trees_never_crash_the_checker(tree, where):
+    """Any tree of the language's node names, arities and leaves, resealed: refused or invalid, never an exception."""
+    data = catalogue_certificate("median").data
+    if where == "expression":
+        forged = resealed(data, lambda s: s["predicate"]["quality"].__setitem__("expression", tree))
+    else:
+        forged = resealed(data, lambda s: s["predicate"]["options"].__setitem__("claimed", tree))
+    report = check_certificate(forged)
+    assert report.outcome in (CheckOutcome.INVALID, CheckOutcome.REFUSED), report.problems

@@ -1,0 +1,207 @@
+"""Mutation testing of the checker: every mutant of every catalogue certificate is rejected, unless it is equivalent.
+
+Each certificate of the catalogues (CATALOGUE, WRONG_CATALOGUE and POSTERIOR_CATALOGUE) is mutated at every leaf (change, delete)
+and every list item (delete, duplicate, reorder), objects are reordered, keys
+are written twice, and the digest is resealed.  ``check_certificate`` must
+reject each mutant — unless the mutant's claims are still all true, which an
+oracle independent of the checker decides: a fresh ``certify`` from the
+mutant's own inputs must give the mutant's statement, provenance aside (tool
+versions, solver labels, implementation hash).  An accepted mutant the oracle
+disagrees with is a survivor, and the test fails.
+
+The default suite checks one mutant of every (path class, operator) pair over
+the two catalogues, spread over the certificates; ``-m slow`` checks all of
+them (the README's mutation score).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from certificate_mutants import duplicated_key_text, leaves_and_lists, mutants, path_class
+from certificate_tools import catalogue_certificate
+from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, WRONG_CATALOGUE, DigitalGoodsAuction
+from expmech.proofs import CheckOutcome, certify, check_certificate
+from expmech.proofs.certificate import DerivationCache
+from expmech.proofs.certificate._build import seal
+from expmech.spec import DATASET_SIZE, likelihood_from_json, quality_from_json
+from expmech.spec._serial import expression_from_json
+
+NAMES = [entry.name for entry in CATALOGUE + WRONG_CATALOGUE + POSTERIOR_CATALOGUE]
+CACHE = DerivationCache()
+
+
+def _without_provenance(statement: dict[str, Any]) -> dict[str, Any]:
+    result = copy.deepcopy(statement)
+    predicate = result.get("predicate", {})
+    if isinstance(predicate, dict):
+        predicate.pop("tools", None)
+        predicate.pop("implementation_sha256", None)
+        for claim in predicate.get("claims", []) if isinstance(predicate.get("claims"), list) else []:
+            evidence = claim.get("evidence") if isinstance(claim, dict) else None
+            if isinstance(evidence, dict):
+                evidence.pop("solver", None)
+                for query in evidence.get("queries", []):
+                    if isinstance(query, dict):
+                        query.pop("solver", None)
+    return result
+
+
+def _value(data: Any) -> Any:
+    if isinstance(data, dict) and set(data) == {"rational"}:
+        return Fraction(data["rational"])
+    if isinstance(data, dict) and set(data) == {"integer"}:
+        return int(data["integer"])
+    if isinstance(data, list):
+        return tuple(_value(v) for v in data)
+    return data
+
+
+def _recertified(statement: dict[str, Any]) -> dict[str, Any]:
+    """The oracle: a fresh certificate from the statement's own inputs, through ``certify``'s public arguments."""
+    predicate = statement["predicate"]
+    options, mechanism = predicate["options"], predicate["mechanism"]
+    outputs = [_value(r) for r in mechanism["range"]["outputs"]]
+    claimed = options["claimed"]
+    auction = options["auction"]
+    extra = {}
+    if auction is not None:
+        extra["auction"] = DigitalGoodsAuction(
+            outputs=[Fraction(p) for p in auction["prices"]], epsilon=Fraction(auction["epsilon0"]), reports=[Fraction(b) for b in auction["reports"]]
+        )
+    quality = predicate["quality"]
+    certificate = certify(
+        likelihood_from_json(quality) if quality.get("kind") == "log-likelihood" else quality_from_json(quality),
+        epsilon=Fraction(mechanism["epsilon0"]),
+        neighbours=mechanism["neighbours"],
+        claimed=None if claimed is None else expression_from_json(claimed, {"n": DATASET_SIZE}),
+        outputs=outputs,
+        base_measure=dict(zip(outputs, (Fraction(m) for m in mechanism["range"]["base_measure"]))),
+        pairs=options["pairs"],
+        seed=options["seed"],
+        rlimit=options["rlimit"],
+        timeout_ms=options["timeout_ms"],
+        search_size=options["search_size"],
+        search_budget=options["search_budget"],
+        **extra,
+    )
+    return certificate.statement
+
+
+def _equivalent(original: dict[str, Any], mutant: dict[str, Any]) -> bool:
+    """Whether the mutant's claims are all true: provenance aside it is the original, or what certify derives from its inputs."""
+    if _without_provenance(mutant) == _without_provenance(original):
+        return True
+    try:
+        return _without_provenance(_recertified(mutant)) == _without_provenance(mutant)
+    except Exception:  # noqa: BLE001 - inputs certify refuses cannot have true claims
+        return False
+
+
+@dataclass
+class Score:
+    """Mutants by fate: caught (rejected), equivalent (accepted, and the oracle agrees), survived (accepted wrongly)."""
+
+    caught: Counter[str] = field(default_factory=Counter)
+    equivalent: Counter[str] = field(default_factory=Counter)
+    survived: list[str] = field(default_factory=list)
+
+    def add(self, certificate: Any, label: str, source: Any, statement: dict[str, Any] | None) -> None:
+        report = check_certificate(source, cache=CACHE)
+        assert report.outcome in (CheckOutcome.INVALID, CheckOutcome.REFUSED, CheckOutcome.CERTIFIES_DP, CheckOutcome.NO_DP_CLAIM), label
+        operator = label.split(" ")[0]
+        if not report.ok:
+            self.caught[operator] += 1
+        elif statement is not None and _equivalent(certificate.statement, statement):
+            self.equivalent[label.split(" ", 1)[1]] += 1
+        else:
+            self.survived.append(f"{label}: accepted ({report.summary})")
+
+    @property
+    def semantic(self) -> int:
+        return sum(self.caught.values()) + len(self.survived)
+
+    def line(self) -> str:
+        score = 100 * sum(self.caught.values()) / max(1, self.semantic)
+        return (
+            f"{sum(self.caught.values()) + sum(self.equivalent.values()) + len(self.survived)} mutants: "
+            f"{sum(self.caught.values())} rejected, {sum(self.equivalent.values())} equivalent (accepted, claims re-derived true), "
+            f"{len(self.survived)} survived — mutation score {score:.1f}% of {self.semantic} semantic mutants"
+        )
+
+
+def _plan(sample: bool) -> list[tuple[str, tuple[Any, ...], str]]:
+    """(certificate, path, operator) to run: everything, or one of each (class, operator) spread over the certificates."""
+    everything = [(name, path, operator) for name in NAMES for path, operator, _ in mutants(catalogue_certificate(name).statement)]
+    if not sample:
+        return everything
+    groups: dict[tuple[str, str], list[tuple[str, tuple[Any, ...], str]]] = {}
+    for item in everything:
+        groups.setdefault((path_class(item[1]), item[2]), []).append(item)
+    chosen = []
+    for ordinal, key in enumerate(sorted(groups)):
+        members = groups[key]
+        chosen.append(members[(ordinal * 7919) % len(members)])
+    return chosen
+
+
+def _run(plan: list[tuple[str, tuple[Any, ...], str]]) -> Score:
+    score = Score()
+    builders: dict[str, dict[tuple[tuple[Any, ...], str], Any]] = {}
+    for name, path, operator in plan:
+        certificate = catalogue_certificate(name)
+        if name not in builders:
+            builders[name] = {(p, o): build for p, o, build in mutants(certificate.statement)}
+        mutant = builders[name][(path, operator)]()
+        score.add(certificate, f"{operator} {name}:{path_class(path)}", seal(mutant), mutant)
+    return score
+
+
+def _duplicate_keys(sample: bool) -> Score:
+    """Every object (one per path class when sampling) written with a key twice: malformed, always rejected."""
+    score = Score()
+    seen: set[str] = set()
+    for name in NAMES:
+        certificate = catalogue_certificate(name)
+        for path, value in leaves_and_lists(certificate.statement):
+            if not isinstance(value, dict) or not value or (sample and path_class(path) in seen):
+                continue
+            seen.add(path_class(path))
+            text = duplicated_key_text(copy.deepcopy(certificate.data), path)
+            score.add(certificate, f"duplicate-key {name}:{path_class(path) or '<statement>'}", text.encode(), None)
+    return score
+
+
+def test_every_class_of_mutant_is_caught():
+    """One mutant of every (path class, operator) over both catalogues: none survives; the count is not vacuous."""
+    score = _run(_plan(sample=True))
+    keys = _duplicate_keys(sample=True)
+    assert not score.survived, score.survived[:5]
+    assert not keys.survived and sum(keys.caught.values()) > 20
+    assert sum(score.caught.values()) > 400, score.line()
+    print(score.line())
+
+
+def test_mutants_the_checker_accepts_are_really_equivalent():
+    """The equivalent mutants are the expected kinds: reordered objects and provenance — not claims."""
+    score = _run([item for item in _plan(sample=True) if item[2] == "reorder" and not isinstance(item[1][-1], int)])
+    assert not score.survived and score.equivalent and not score.caught
+
+
+@pytest.mark.slow
+def test_every_mutant_of_every_certificate_is_caught():
+    """Slow: every mutant of every catalogue certificate (the README's mutation score)."""
+    score = _run(_plan(sample=False))
+    keys = _duplicate_keys(sample=False)
+    print(score.line())
+    print(f"duplicated keys: {sum(keys.caught.values())} rejected, {len(keys.survived)} survived")
+    print("equivalent:", json.dumps(score.equivalent.most_common(), ensure_ascii=False))
+    assert not score.survived, score.survived[:10]
+    assert not keys.survived
