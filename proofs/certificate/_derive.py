@@ -41,7 +41,7 @@ from expmech.spec._domains import IntRange
 from .._outcome import Status
 from ..prover import MonotonicityResult, SensitivityResult, Witness, prove_monotone, prove_sensitivity
 from ._inputs import CertificateInputs, FiniteRange, encode_value, inputs_to_json
-from ._smt import SolverRun, fresh_z3_context, normalise_smt2, run_z3, z3_label
+from ._smt import SolverRun, fresh_z3_context, normalise_smt2, run_z3, warm_up_z3, z3_label
 
 __all__ = [
     "Derivation",
@@ -267,9 +267,11 @@ def subject(quality: QualityFunction | LogLikelihood) -> list[dict[str, Any]]:
 def derive(inputs: CertificateInputs, *, runs: RunCache | None = None) -> Derivation:
     """Derive every claim from ``inputs`` (see the module docstring); ``runs`` caches z3 re-runs by query text.
 
-    The provers run in a fresh z3 context (:func:`fresh_z3_context`), so the
-    derivation does not depend on what z3 did before in the process.
+    The provers run in a fresh z3 context (:func:`fresh_z3_context`) after a
+    once-per-process warm-up (:func:`warm_up_z3`), so the derivation does not
+    depend on what z3 did before in the process.
     """
+    warm_up_z3()
     with fresh_z3_context():
         return _derive(inputs, runs)
 

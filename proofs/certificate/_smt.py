@@ -26,7 +26,7 @@ import z3.z3 as _z3_module
 
 from expmech.spec import InvalidArgument
 
-__all__ = ["SolverRun", "cvc5_version", "fresh_z3_context", "normalise_smt2", "run_cvc5", "run_z3", "z3_label"]
+__all__ = ["SolverRun", "cvc5_version", "fresh_z3_context", "normalise_smt2", "run_cvc5", "run_z3", "warm_up_z3", "z3_label"]
 
 _COMMANDS = ("set-logic", "declare-fun", "declare-const", "assert", "check-sat")
 
@@ -62,6 +62,36 @@ def fresh_z3_context() -> Iterator[None]:
         yield
     finally:
         _z3_module._main_ctx = saved
+
+
+_WARM: list[bool] = []
+
+
+def warm_up_z3() -> None:
+    """Solve a few small queries once per process, before the first derivation.
+
+    z3 charges some one-time initialisation to the resource limit of the first
+    calls a process makes, so at a tight ``rlimit`` the first query of a process
+    can come back ``unknown`` where every later identical one is decided.  After
+    this warm-up every derivation sees the same budget, in any process.
+    """
+    if _WARM:
+        return
+    with fresh_z3_context():
+        x, y, r = z3.Int("x"), z3.Int("y"), z3.Real("r")
+        body = [x >= 0, x <= 3, y >= -1, y <= 1, r >= 0]
+        solver = z3.Solver()
+        solver.add(*body, z3.If(x <= y, 1, 0) - z3.If(y <= x, 1, 0) + z3.ToReal(x) / 2 >= r + 1)
+        if solver.check() == z3.sat:
+            solver.model().eval(x + y, model_completion=True)
+        solver = z3.Solver()
+        solver.add(*body, x * y > r)
+        solver.check()
+        optimiser = z3.Optimize()
+        optimiser.add(*body)
+        optimiser.maximize(z3.ToReal(x - y) + r / 3 - r)
+        optimiser.check()
+    _WARM.append(True)
 
 
 def _tokens(text: str) -> list[str]:
