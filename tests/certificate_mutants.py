@@ -21,9 +21,29 @@ STATUSES = ["PROVED", "BOUNDED", "TESTED", "UNKNOWN", "REFUTED"]
 _RATIONAL = re.compile(r"-?[0-9]+(/[0-9]+)?")
 
 
+def _schema_keys() -> frozenset[str]:
+    """Every property name the certificate schema defines (the keys that are format, not data)."""
+    from expmech.proofs.certificate import certificate_schema
+
+    names: set[str] = set()
+    stack: list[Any] = [certificate_schema()]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("properties"), dict):
+                names.update(node["properties"])
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return frozenset(names)
+
+
+SCHEMA_KEYS = _schema_keys()
+
+
 def path_class(path: Path) -> str:
-    """The path with every list index replaced by ``*``."""
-    return ".".join("*" if isinstance(part, int) else part for part in path)
+    """The path with every list index, and every key that is data (a record's field, a model's variable), as ``*``."""
+    return ".".join("*" if isinstance(part, int) or part not in SCHEMA_KEYS else part for part in path)
 
 
 def leaves_and_lists(value: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from certificate_tools import catalogue_certificate
-from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, WRONG_CATALOGUE
+from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE
 from expmech.proofs import CheckOutcome, Status, certify, check_certificate
 from expmech.spec import IntRange, OutputSpace, QualityFunction, RecordSchema, count, quality_from_json, quality_to_json, size, total
 
@@ -100,7 +100,7 @@ def test_a_deeply_nested_certificate_checks_out():
 
 
 RLIMITS = (1, 1000, 2000, 3500, 5000, 7500, 10000)
-ALL = CATALOGUE + WRONG_CATALOGUE + POSTERIOR_CATALOGUE
+ALL = CATALOGUE + WRONG_CATALOGUE + POSTERIOR_CATALOGUE + RANGE_CATALOGUE
 #: (entry, rlimit): every entry twice, every rlimit several times; clamped-sum-threshold's small-budget fallback
 #: (an exhaustive search, ~6 s) is left to the slow grid.
 PAIRS = [

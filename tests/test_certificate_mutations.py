@@ -1,6 +1,6 @@
 """Mutation testing of the checker: every mutant of every catalogue certificate is rejected, unless it is equivalent.
 
-Each certificate of the catalogues (CATALOGUE, WRONG_CATALOGUE and POSTERIOR_CATALOGUE) is mutated at every leaf (change, delete)
+Each certificate of the catalogues (CATALOGUE, WRONG_CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE) is mutated at every leaf (change, delete)
 and every list item (delete, duplicate, reorder), objects are reordered, keys
 are written twice, and the digest is resealed.  ``check_certificate`` must
 reject each mutant — unless the mutant's claims are still all true, which an
@@ -18,32 +18,39 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 import pytest
+import sympy
 
 from certificate_mutants import duplicated_key_text, leaves_and_lists, mutants, path_class
 from certificate_tools import catalogue_certificate
-from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, WRONG_CATALOGUE, DigitalGoodsAuction
+from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE, DigitalGoodsAuction
 from expmech.proofs import CheckOutcome, certify, check_certificate
 from expmech.proofs.certificate import DerivationCache
 from expmech.proofs.certificate._build import seal
-from expmech.spec import DATASET_SIZE, likelihood_from_json, quality_from_json
+from expmech.spec import DATASET_SIZE, BetaPrior, IntRange, RationalRange, likelihood_from_json, measure_from_json, quality_from_json
 from expmech.spec._serial import expression_from_json
 
-NAMES = [entry.name for entry in CATALOGUE + WRONG_CATALOGUE + POSTERIOR_CATALOGUE]
+NAMES = [entry.name for entry in CATALOGUE + WRONG_CATALOGUE + POSTERIOR_CATALOGUE + RANGE_CATALOGUE]
 CACHE = DerivationCache()
 
 
-def _without_provenance(statement: dict[str, Any]) -> dict[str, Any]:
+def _without_provenance(statement: dict[str, Any], *, measurements: bool = True) -> dict[str, Any]:
+    """The statement without provenance (tool versions, solver labels, implementation hash) and, with
+    ``measurements=False``, without the certifier's solver measurements too: its solver log and each query's
+    resource count, which z3 does not reproduce across processes."""
     result = copy.deepcopy(statement)
     predicate = result.get("predicate", {})
     if isinstance(predicate, dict):
         predicate.pop("tools", None)
         predicate.pop("implementation_sha256", None)
+        if not measurements:
+            predicate.pop("solver_calls", None)
         for claim in predicate.get("claims", []) if isinstance(predicate.get("claims"), list) else []:
             evidence = claim.get("evidence") if isinstance(claim, dict) else None
             if isinstance(evidence, dict):
@@ -51,6 +58,8 @@ def _without_provenance(statement: dict[str, Any]) -> dict[str, Any]:
                 for query in evidence.get("queries", []):
                     if isinstance(query, dict):
                         query.pop("solver", None)
+                        if not measurements:
+                            query.pop("rlimit_used", None)
     return result
 
 
@@ -61,6 +70,8 @@ def _value(data: Any) -> Any:
         return int(data["integer"])
     if isinstance(data, list):
         return tuple(_value(v) for v in data)
+    if isinstance(data, dict):
+        return {k: _value(v) for k, v in data.items()}
     return data
 
 
@@ -68,8 +79,19 @@ def _recertified(statement: dict[str, Any]) -> dict[str, Any]:
     """The oracle: a fresh certificate from the statement's own inputs, through ``certify``'s public arguments."""
     predicate = statement["predicate"]
     options, mechanism = predicate["options"], predicate["mechanism"]
-    outputs = [_value(r) for r in mechanism["range"]["outputs"]]
     claimed = options["claimed"]
+    kind = mechanism["range"]["kind"]
+    side = lambda v: None if v is None else Fraction(v)  # noqa: E731
+    if kind == "finite":
+        outputs = [_value(r) for r in mechanism["range"]["outputs"]]
+        measure: Any = dict(zip(outputs, (Fraction(m) for m in mechanism["range"]["base_measure"])))
+    elif kind == "interval":
+        outputs = RationalRange(side(mechanism["range"]["lo"]), side(mechanism["range"]["hi"]))
+        measure = BetaPrior(mechanism["range"]["prior"]["alpha"], mechanism["range"]["prior"]["beta"])
+    else:
+        lo, hi = side(mechanism["range"]["lo"]), side(mechanism["range"]["hi"])
+        outputs = RationalRange(lo, hi) if kind == "RationalRange" else IntRange(None if lo is None else int(lo), None if hi is None else int(hi))
+        measure = measure_from_json(mechanism["range"]["base_measure"])
     auction = options["auction"]
     extra = {}
     if auction is not None:
@@ -83,7 +105,7 @@ def _recertified(statement: dict[str, Any]) -> dict[str, Any]:
         neighbours=mechanism["neighbours"],
         claimed=None if claimed is None else expression_from_json(claimed, {"n": DATASET_SIZE}),
         outputs=outputs,
-        base_measure=dict(zip(outputs, (Fraction(m) for m in mechanism["range"]["base_measure"]))),
+        base_measure=measure,
         pairs=options["pairs"],
         seed=options["seed"],
         rlimit=options["rlimit"],
@@ -95,12 +117,93 @@ def _recertified(statement: dict[str, Any]) -> dict[str, Any]:
     return certificate.statement
 
 
+EVIDENCE = ("witness", "counterexample", "ratio_witness", "ratio_counterexample")
+
+
+def _bag(dataset: list[Any]) -> Counter[str]:
+    return Counter(json.dumps(record, sort_keys=True) for record in dataset)
+
+
+def _neighbours(first: list[Any], second: list[Any], relation: str) -> bool:
+    if relation == "replace-one":
+        return len(first) == len(second) and sum((_bag(first) - _bag(second)).values()) <= 1
+    return len(second) == len(first) + 1 and not (_bag(first) - _bag(second)) and sum((_bag(second) - _bag(first)).values()) == 1
+
+
+def _at(text: str, size: int) -> Fraction:
+    value = sympy.sympify(text, locals={"n": DATASET_SIZE}).subs(DATASET_SIZE, size)  # the oracle's own certificate: trusted text
+    return Fraction(int(value.p), int(value.q))
+
+
+def _valid_evidence(statement: dict[str, Any], claim: dict[str, Any]) -> bool:
+    """The oracle's own re-evaluation of a claim's evidence (independent of the checker)."""
+    predicate = statement["predicate"]
+    relation = predicate["mechanism"]["neighbours"]
+    if predicate["quality"].get("kind") == "log-likelihood":
+        quality = likelihood_from_json(predicate["quality"])
+        for key in ("ratio_witness", "ratio_counterexample"):
+            item = claim.get(key)
+            if item is not None and item["record2"] is not None:
+                theta = quality.output_space.encode(_value(item["output"]))
+                first = quality.record_likelihood_codes(quality.schema.encode(_value(item["record1"])), theta)
+                second = quality.record_likelihood_codes(quality.schema.encode(_value(item["record2"])), theta)
+                if first / second != Fraction(item["ratio"]) or (key == "ratio_witness" and item["ratio"] != claim["ratio"]):
+                    return False
+        return True
+    quality = quality_from_json(predicate["quality"])
+    if claim["id"] == "monotonicity" and claim["counterexample"] is not None:
+        item = claim["counterexample"]
+        first, second = [_value(r) for r in item["dataset1"]], [_value(r) for r in item["dataset2"]]
+        up, down = _value(item["rises_at"]), _value(item["falls_at"])
+        return _neighbours(item["dataset1"], item["dataset2"], relation) and quality(second, up) > quality(first, up) and quality(second, down) < quality(first, down)
+    for key in ("witness", "counterexample"):
+        item = claim.get(key)
+        if item is None:
+            continue
+        first, second, output = [_value(r) for r in item["dataset1"]], [_value(r) for r in item["dataset2"]], _value(item["output"])
+        difference = abs(quality(first, output) - quality(second, output))
+        if not _neighbours(item["dataset1"], item["dataset2"], relation) or difference != Fraction(item["difference"]) or item["size"] != len(first):
+            return False
+        if key == "witness" and difference != _at(claim["bound"], len(first)):
+            return False
+        if key == "counterexample" and not difference > _at(claim["claimed"], len(first)):
+            return False
+    return True
+
+
+def _same_but_evidence(fresh: dict[str, Any], mutant: dict[str, Any]) -> bool:
+    """Equal but for valid evidence: two honest derivations may pick different witnesses (any model of a query)."""
+    if set(fresh) != set(mutant) or len(fresh["predicate"]["claims"]) != len(mutant["predicate"]["claims"]):
+        return False
+    values = re.compile(r"\[[^\[\]]*\]|\([^()]*\)|\{[^{}]*\}|-?\d+(?:/\d+)?|True|False|'[^']*'")
+    shape = lambda text: re.sub(values, "#", re.sub(values, "#", re.sub(values, "#", text)))  # noqa: E731
+    for theirs, mine in zip(fresh["predicate"]["claims"], mutant["predicate"]["claims"]):
+        if theirs == mine:
+            continue
+        patched = {**mine, **{k: theirs[k] for k in EVIDENCE if k in theirs and theirs[k] is not None and mine.get(k) is not None}}
+        if isinstance(mine.get("reason"), str) and isinstance(theirs.get("reason"), str) and shape(mine["reason"]) == shape(theirs["reason"]):
+            patched["reason"] = theirs["reason"]
+        if patched != theirs or not _valid_evidence(mutant, mine):
+            return False
+    rest = lambda statement: {**statement, "predicate": {k: v for k, v in statement["predicate"].items() if k != "claims"}}  # noqa: E731
+    return rest(fresh) == rest(mutant)
+
+
 def _equivalent(original: dict[str, Any], mutant: dict[str, Any]) -> bool:
-    """Whether the mutant's claims are all true: provenance aside it is the original, or what certify derives from its inputs."""
+    """Whether the mutant's claims are all true: provenance aside it is the original; or it differs from the original
+    only in the certifier's solver log (so its claims are the original's); or it is what certify derives from its
+    inputs, solver measurements aside (up to evidence the oracle re-evaluates as valid itself)."""
     if _without_provenance(mutant) == _without_provenance(original):
         return True
+    if _without_provenance(mutant, measurements=False) == _without_provenance(original, measurements=False) and all(
+        query_a == query_b
+        for claim_a, claim_b in zip(mutant["predicate"]["claims"], original["predicate"]["claims"])
+        for query_a, query_b in zip(claim_a.get("evidence", {}).get("queries", []), claim_b.get("evidence", {}).get("queries", []))
+    ):
+        return True
     try:
-        return _without_provenance(_recertified(mutant)) == _without_provenance(mutant)
+        fresh, mine = _without_provenance(_recertified(mutant), measurements=False), _without_provenance(mutant, measurements=False)
+        return fresh == mine or _same_but_evidence(fresh, mine)
     except Exception:  # noqa: BLE001 - inputs certify refuses cannot have true claims
         return False
 

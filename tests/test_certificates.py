@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from certificate_tools import catalogue_certificate, claim, resealed
-from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, WRONG_CATALOGUE, catalogue_entry
+from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE, catalogue_entry
 from expmech.proofs import CheckOutcome, Status, certify, check_certificate
 from expmech.proofs.certificate import PREDICATE_TYPE, certificate_schema
 from expmech.proofs.certificate._canonical import canonical_bytes, reduced_canonical_bytes, sha256_hex
@@ -119,7 +119,7 @@ def test_unknown_range_kinds_are_refused(median_certificate):
     assert report.outcome is CheckOutcome.INVALID and report.failed == "schema"
 
 
-@pytest.mark.parametrize("name", [e.name for e in CATALOGUE + WRONG_CATALOGUE + POSTERIOR_CATALOGUE])
+@pytest.mark.parametrize("name", [e.name for e in CATALOGUE + WRONG_CATALOGUE + POSTERIOR_CATALOGUE + RANGE_CATALOGUE])
 def test_both_canonicalisers_agree_on_every_certificate(name):
     """rfc8785's canonical bytes equal the project's reduced canonicaliser on every certificate written."""
     statement = catalogue_certificate(name).statement

@@ -211,7 +211,7 @@ def _reseal(data):
         (lambda p: p["claims"][1].update(sensitivity="log(8)"), "claim privacy: sensitivity"),
         (lambda p: p["claims"][0]["ratio_witness"].update(output={"rational": "1/2"}), "ratio_witness"),
         (lambda p: p["claims"][0]["evidence"]["queries"][2].update(smt2="(set-logic QF_LRA)\n(declare-fun q () Real)\n(assert (> q 0))\n(check-sat)\n"), "not the regenerated query"),
-        (lambda p: p["mechanism"].update(neighbours="add-remove"), "claim sensitivity: status"),
+        (lambda p: p["mechanism"].update(neighbours="add-remove"), "claim sensitivity: solver log"),
     ],
 )
 def test_tampered_posterior_certificates_are_rejected(tamper, problem):

@@ -17,13 +17,14 @@ the first failure:
    byte, as is its sha256 and the subject digest; the range (dispatched on its
    ``kind``) and its base measure are validated.
 6. **Re-derivation** — every claim is derived afresh from the inputs alone
-   (:func:`~._derive.derive`, with the recorded prover budget) and the recorded
-   statement must equal it, member by member: claims in order, no duplicate
-   ids, every field; SMT queries after the normalisation of
-   :func:`~._smt.normalise_smt2`.  Only provenance is not compared: tool
-   versions, solver labels, ``implementation_sha256`` (differences become
-   notes) and, when the recorded z3 version differs from the installed one,
-   ``rlimit_used``.
+   (:func:`~._derive.derive`, with the recorded prover budget), replaying the
+   certificate's solver log (:mod:`._replay`: recorded ``unknown`` answers
+   stay unknown, recorded models are confirmed by substitution, recorded
+   ``unsat`` answers are solved again), and the recorded statement must equal
+   it, member by member: claims in order, no duplicate ids, every field; SMT
+   queries after the normalisation of :func:`~._smt.normalise_smt2`.  Only
+   provenance is not compared: tool versions, solver labels and
+   ``implementation_sha256`` (differences become notes).
 7. **Independent checks** — witnesses and counterexamples re-evaluated exactly
    with the rebuilt quality function (and shown to be neighbours); every
    conformance pair's recorded loss bound <= ε at its n; every recorded query
@@ -126,11 +127,12 @@ class CheckReport:
 
 
 class DerivationCache:
-    """A cache of fresh derivations by their inputs, and of solver runs by query text, for checking many certificates.
+    """A cache of fresh derivations by their inputs and solver log, and of solver runs by query text, for checking
+    many certificates.
 
-    Sound because a derivation is a deterministic function of the inputs it is
-    keyed by (and the installed z3), and holds only what the checker itself
-    derived, never what a certificate recorded.
+    Sound because a derivation is a deterministic function of what it is keyed
+    by (the inputs, the recorded solver log it replays, the installed z3), and
+    holds only what the checker itself derived or confirmed.
     """
 
     def __init__(self) -> None:
@@ -341,23 +343,29 @@ def _run(run: _Check, source: Any, keys: list[Any], bound: sympy.Expr | None) ->
         raise run.fail("inputs", f"the inputs cannot be rebuilt: {type(error).__name__}: {' '.join(str(error).split())[:200]}") from None
     run.passed("inputs", f"quality rebuilt exactly (sha256 {inputs.quality.sha256[:12]}…), range and base measure valid")
     _compare_inputs(run, statement, inputs)
-    derivation = _derivation(run, inputs)
+    derivation = _derivation(run, inputs, predicate["solver_calls"])
     _compare(run, statement, derivation.statement)
     _independent(run, statement, inputs, derivation)
     _provenance(run, predicate)
     _verdict(run, predicate, derivation, bound)
 
 
-def _derivation(run: _Check, inputs: CertificateInputs) -> Derivation:
-    key = canonical_bytes(inputs_to_json(inputs)) + z3_label().encode()
-    if run.cache is not None and key in run.cache.derivations:
-        return run.cache.derivations[key]
-    try:
-        derivation = derive(inputs, runs=run.z3_runs)
-    except ExpMechError as error:
-        raise run.fail("re-derivation", f"the inputs do not support any derivation: {error}") from None
-    if run.cache is not None:
-        run.cache.derivations[key] = derivation
+def _derivation(run: _Check, inputs: CertificateInputs, calls: list[dict[str, Any]]) -> Derivation:
+    """The re-derivation, replaying the recorded solver calls; a log that does not replay fails, naming its claim."""
+    key = canonical_bytes([inputs_to_json(inputs), calls]) + z3_label().encode()
+    derivation = run.cache.derivations.get(key) if run.cache is not None else None
+    if derivation is None:
+        try:
+            derivation = derive(inputs, replay=calls)
+        except ExpMechError as error:
+            raise run.fail("re-derivation", f"the inputs do not support any derivation: {error}") from None
+        if run.cache is not None:
+            run.cache.derivations[key] = derivation
+    problem = derivation.problem
+    if problem is not None:
+        outcome = CheckOutcome.INCONCLUSIVE if problem.inconclusive else CheckOutcome.INVALID
+        raise run.fail(f"claim {problem.claim}", f"solver log: {problem.message}", outcome)
+    run.passed("solver log", f"{len(calls)} recorded solver calls replayed: unknowns kept, models confirmed, unsat answers solved again")
     return derivation
 
 
@@ -435,17 +443,9 @@ def _query_difference(recorded: Any, derived: list[dict[str, Any]], path: str) -
         for key in ("purpose", "expected", "result", "reason"):
             if not _same(mine[key], fresh[key]):
                 return f"{where}.{key}: recorded {_show(mine[key])}, re-derived {_show(fresh[key])}"
-        if mine["solver"] == fresh["solver"] and not _same(mine["rlimit_used"], fresh["rlimit_used"]):
-            return f"{where}.rlimit_used: recorded {_show(mine['rlimit_used'])}, {fresh['solver']} needs {fresh['rlimit_used']}"
+        if not _same(mine["rlimit_used"], fresh["rlimit_used"]):
+            return f"{where}.rlimit_used: recorded {_show(mine['rlimit_used'])}, the solver log says {_show(fresh['rlimit_used'])}"
     return None
-
-
-def _timeouts(statement: dict[str, Any]) -> bool:
-    for claim in statement["predicate"]["claims"]:
-        for query in claim.get("evidence", {}).get("queries", []):
-            if query.get("result") == "unknown" and any(word in str(query.get("reason", "")) for word in ("timeout", "canceled")):
-                return True
-    return False
 
 
 def _compare_inputs(run: _Check, recorded: dict[str, Any], inputs: CertificateInputs) -> None:
@@ -465,13 +465,7 @@ def _compare(run: _Check, recorded: dict[str, Any], derived: dict[str, Any]) -> 
     """Every recorded member must equal its re-derivation; stop at the first that does not, naming it."""
     recorded_predicate = recorded["predicate"]
     derived_predicate = derived["predicate"]
-    inconclusive = _timeouts(derived) or _timeouts(recorded)
-
-    def stop(name: str, detail: str) -> _Stop:
-        if inconclusive:
-            detail += "; a query timed out (wall clock), so the derivation is not reproducible here"
-            return run.fail(name, detail, CheckOutcome.INCONCLUSIVE)
-        return run.fail(name, detail)
+    stop = run.fail
 
     ids = [claim["id"] for claim in recorded_predicate["claims"]]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
@@ -585,7 +579,11 @@ def _language_evidence(run: _Check, claims: dict[str, dict[str, Any]], inputs: C
         first, second = decode_value(monotone["dataset1"]), decode_value(monotone["dataset2"])
         up, down = decode_output(monotone["rises_at"]), decode_output(monotone["falls_at"])
         q = inputs.quality
-        if not _are_neighbours(first, second, inputs.neighbours) or not (q(second, up) > q(first, up) and q(second, down) < q(first, down)):
+        try:
+            moves = q(second, up) > q(first, up) and q(second, down) < q(first, down)
+        except ExpMechError as error:
+            raise run.fail("claim monotonicity: counterexample", f"re-evaluation failed: {error}") from None
+        if not _are_neighbours(first, second, inputs.neighbours) or not moves:
             raise run.fail("claim monotonicity: counterexample", "does not re-evaluate to q rising at one output and falling at the other")
         run.passed("claim monotonicity: counterexample", "re-evaluated")
     if "conformance" in claims:
@@ -662,10 +660,10 @@ def _cvc5(run: _Check, text: str, timeout: int) -> SolverRun | None:
 def _provenance(run: _Check, predicate: dict[str, Any]) -> None:
     if predicate["implementation_sha256"] != implementation_sha256():
         run.notes.append("the installed expmech.impl differs from the one certified (implementation_sha256 changed)")
-    recorded = predicate["tools"].get("z3")
-    label = z3_label()
-    if recorded is not None and f"z3 {recorded}" != label and recorded != label.split(" ", 1)[1]:
-        run.notes.append(f"certified with z3 {recorded}, re-derived with {label}: rlimit_used not compared")
+    recorded = str(predicate["tools"].get("z3", ""))
+    installed = z3_label().split(" ", 1)[1]
+    if recorded.split(".")[:3] != installed.split(".")[:3]:
+        run.notes.append(f"certified with z3 {recorded}, re-derived with z3 {installed}")
 
 
 def _within(epsilon: sympy.Expr, bound: sympy.Expr) -> bool:

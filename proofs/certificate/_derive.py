@@ -3,9 +3,9 @@
 :func:`derive` runs the public provers (:func:`~expmech.proofs.prove_sensitivity`,
 :func:`~expmech.proofs.prove_monotone`) with the recorded budget, derives ε
 from the spec's privacy statement, and runs the exact conformance check on
-generated neighbouring pairs.  It is deterministic in its inputs (z3 is
-budgeted by ``rlimit``, the pairs come from a seeded generator), so the checker
-can require a recorded certificate to equal a fresh derivation member by member.
+generated neighbouring pairs.  It is deterministic in its inputs and its
+solver log (the pairs come from a seeded generator), so the checker can require
+a recorded certificate to equal a fresh derivation member by member.
 
 Rules the derivation itself enforces:
 
@@ -14,7 +14,13 @@ Rules the derivation itself enforces:
 * ε is certified only on a PROVED sensitivity, and not when the conformance
   check finds a pair whose exact privacy loss exceeds ε;
 * each recorded query is in the normal form of :func:`normalise_smt2`, with the
-  resource count z3 needs for it in a fresh context (``rlimit_used``).
+  resource count z3 reported for it (``rlimit_used``).
+
+Every z3 call of the provers goes through a :class:`~._replay.SolverLog`:
+``certify`` records it as ``predicate.solver_calls``, and ``check`` replays
+that log (confirming every recorded answer it relies on), because z3's
+resource count — and so what it decides within a tight ``rlimit`` — depends on
+the history of the process, not only on the query.
 
 The derivation is dispatched on the kind of quality: a log-likelihood
 (posterior sampling) is derived by :func:`._posterior.derive_posterior`.  For
@@ -27,7 +33,6 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import random
-from collections.abc import MutableMapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -41,7 +46,8 @@ from expmech.spec._domains import IntRange
 from .._outcome import Status
 from ..prover import MonotonicityResult, SensitivityResult, Witness, prove_monotone, prove_sensitivity
 from ._inputs import CertificateInputs, FiniteRange, encode_value, inputs_to_json
-from ._smt import SolverRun, fresh_z3_context, normalise_smt2, run_z3, warm_up_z3, z3_label
+from ._replay import ReplayProblem, SolverLog, solver_log
+from ._smt import normalise_smt2, z3_label
 
 __all__ = [
     "Derivation",
@@ -62,8 +68,6 @@ SCHEMA_VERSION = "2"
 PREDICATE_TYPE = "urn:expmech:dp-certificate:v2"
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 
-RunCache = MutableMapping[tuple[str, int, int], SolverRun]
-
 _METHODS = {
     "lifted": "z3 per-record bounds lifted to every n",
     "joint": "z3 joint encoding of all aggregates, every n",
@@ -78,7 +82,9 @@ class Derivation:
     """A fresh derivation: the statement (without provenance) and the objects it was written from.
 
     ``epsilon`` is the ε derived from the privacy theorem whenever the
-    sensitivity is PROVED (even if the conformance check then refutes it).
+    sensitivity is PROVED (even if the conformance check then refutes it);
+    ``problem`` is set when a recorded solver log could not be replayed (then
+    the statement is not a derivation of that certificate).
     """
 
     statement: dict[str, Any]
@@ -86,6 +92,7 @@ class Derivation:
     monotone: MonotonicityResult | None
     epsilon: sympy.Expr | None
     mechanism: Any  # ExponentialMechanism, PosteriorSampling, or None when none was needed
+    problem: ReplayProblem | None = None
 
 
 def expression_text(expr: sympy.Expr | None) -> str | None:
@@ -103,30 +110,20 @@ def measure_budget(rlimit: int) -> int:
     return max(rlimit, int(default))
 
 
-def record_queries(queries: Any, inputs: CertificateInputs, runs: RunCache | None) -> list[dict[str, Any]]:
-    """The recorded form of a prover's queries: normal-form SMT-LIB2, the answer, and z3's resource count for the text."""
-    recorded = []
-    budget = measure_budget(inputs.budget.rlimit)
-    for query in queries:
-        text = normalise_smt2(query.result.smt2)
-        key = (text, budget, inputs.budget.timeout_ms)
-        run = runs.get(key) if runs is not None else None
-        if run is None:
-            run = run_z3(text, rlimit=budget, timeout_ms=inputs.budget.timeout_ms)
-            if runs is not None:
-                runs[key] = run
-        recorded.append(
-            {
-                "purpose": query.purpose,
-                "expected": query.expected,
-                "result": query.result.status,
-                "reason": query.result.reason,
-                "smt2": text,
-                "rlimit_used": run.rlimit_used if run.rlimit_used is not None else 0,
-                "solver": z3_label(),
-            }
-        )
-    return recorded
+def record_queries(queries: Any) -> list[dict[str, Any]]:
+    """The recorded form of a prover's queries: normal-form SMT-LIB2, the answer, and z3's resource count for it."""
+    return [
+        {
+            "purpose": query.purpose,
+            "expected": query.expected,
+            "result": query.result.status,
+            "reason": query.result.reason,
+            "smt2": normalise_smt2(query.result.smt2),
+            "rlimit_used": query.result.rlimit_used,
+            "solver": z3_label(),
+        }
+        for query in queries
+    ]
 
 
 def _witness(w: Witness | None) -> dict[str, Any] | None:
@@ -264,52 +261,55 @@ def subject(quality: QualityFunction | LogLikelihood) -> list[dict[str, Any]]:
     return [{"name": f"quality:{quality.name or 'unnamed'}", "digest": {"sha256": quality.sha256}}]
 
 
-def derive(inputs: CertificateInputs, *, runs: RunCache | None = None) -> Derivation:
-    """Derive every claim from ``inputs`` (see the module docstring); ``runs`` caches z3 re-runs by query text.
+def derive(inputs: CertificateInputs, *, replay: list[dict[str, Any]] | None = None) -> Derivation:
+    """Derive every claim from ``inputs`` (see the module docstring), recording its solver calls in
+    ``predicate.solver_calls`` — or, with ``replay`` (a certificate's ``solver_calls``), replaying them
+    (:mod:`._replay`); a log that cannot be replayed sets ``problem``."""
+    log = SolverLog(replay)
+    with solver_log(log):
+        derivation = _derive(inputs, log)
+    log.finish()
+    derivation.statement["predicate"]["solver_calls"] = log.calls
+    return dataclasses.replace(derivation, problem=log.problem)
 
-    The provers run in a fresh z3 context (:func:`fresh_z3_context`) after a
-    once-per-process warm-up (:func:`warm_up_z3`), so the derivation does not
-    depend on what z3 did before in the process.
-    """
-    warm_up_z3()
-    with fresh_z3_context():
-        return _derive(inputs, runs)
 
-
-def _derive(inputs: CertificateInputs, runs: RunCache | None) -> Derivation:
+def _derive(inputs: CertificateInputs, log: SolverLog) -> Derivation:
     if isinstance(inputs.quality, LogLikelihood):
         from ._posterior import derive_posterior
 
-        return derive_posterior(inputs, runs=runs)
+        return derive_posterior(inputs, log)
     quality = inputs.quality
     mech = inputs.range.mechanism(quality, inputs.epsilon0)
     outputs = inputs.range.prover_outputs()
     budget = inputs.budget
-    sensitivity = prove_sensitivity(
-        quality,
-        neighbours=inputs.neighbours,
-        claimed=inputs.claimed,
-        outputs=outputs,
-        rlimit=budget.rlimit,
-        timeout_ms=budget.timeout_ms,
-        search_size=budget.search_size,
-        search_budget=budget.search_budget,
-    )
+    with log.claim("sensitivity"):
+        sensitivity = prove_sensitivity(
+            quality,
+            neighbours=inputs.neighbours,
+            claimed=inputs.claimed,
+            outputs=outputs,
+            rlimit=budget.rlimit,
+            timeout_ms=budget.timeout_ms,
+            search_size=budget.search_size,
+            search_budget=budget.search_budget,
+        )
     sensitivity = _no_unknown(sensitivity, "a sensitivity")
-    monotone = prove_monotone(
-        quality, neighbours=inputs.neighbours, outputs=outputs, rlimit=budget.rlimit, timeout_ms=budget.timeout_ms, search_budget=budget.search_budget
-    )
+    with log.claim("monotonicity"):
+        monotone = prove_monotone(
+            quality, neighbours=inputs.neighbours, outputs=outputs, rlimit=budget.rlimit, timeout_ms=budget.timeout_ms, search_budget=budget.search_budget
+        )
     monotone = _no_unknown(monotone, "a monotonicity")
     claims = [
-        _sensitivity_claim(sensitivity, record_queries(sensitivity.queries, inputs, runs)),
-        _monotone_claim(monotone, record_queries(monotone.queries, inputs, runs)),
+        _sensitivity_claim(sensitivity, record_queries(sensitivity.queries)),
+        _monotone_claim(monotone, record_queries(monotone.queries)),
     ]
     ranged = not isinstance(inputs.range, FiniteRange)
     invariant = False
     if ranged:  # an interval or an infinite set: is the normaliser the same for every dataset?
         from ._ranges import normaliser_claim
 
-        normaliser, invariant = normaliser_claim(quality, mech, inputs.epsilon0)
+        with log.claim("normaliser"):
+            normaliser, invariant = normaliser_claim(quality, mech, inputs.epsilon0)
         claims.append(normaliser)
     status = sensitivity.status
     epsilon_text = None
@@ -318,7 +318,8 @@ def _derive(inputs: CertificateInputs, runs: RunCache | None) -> Derivation:
         delta = sensitivity.proved_bound
         is_monotone = monotone.status is Status.PROVED
         epsilon0 = sympy.Rational(inputs.epsilon0.numerator, inputs.epsilon0.denominator)
-        derived = derive_epsilon(epsilon0, delta, monotone=is_monotone, normaliser_invariant=invariant)
+        with log.claim("privacy"):
+            derived = derive_epsilon(epsilon0, delta, monotone=is_monotone, normaliser_invariant=invariant)
         why = " halved for a proved monotone q" if is_monotone else ""
         if invariant:
             why = " without the normaliser's factor: the normaliser is proved the same for every dataset (claim normaliser)"
@@ -336,7 +337,8 @@ def _derive(inputs: CertificateInputs, runs: RunCache | None) -> Derivation:
             privacy["normaliser_invariant"] = invariant
         claims.append(privacy)
         if inputs.pairs:
-            check = _conformance(inputs, mech, derived)
+            with log.claim("conformance"):
+                check = _conformance(inputs, mech, derived)
             claims.append(check)
             if check["status"] == "REFUTED":
                 status = Status.REFUTED
@@ -348,7 +350,8 @@ def _derive(inputs: CertificateInputs, runs: RunCache | None) -> Derivation:
     if inputs.auction is not None and epsilon_text is not None:
         from ._auction import truthfulness_claim
 
-        truthful = truthfulness_claim(inputs.auction, quality, epsilon_text, seed=inputs.seed)
+        with log.claim("truthfulness"):
+            truthful = truthfulness_claim(inputs.auction, quality, epsilon_text, seed=inputs.seed)
         if truthful is not None:
             claims.append(truthful)
             if truthful["status"] == "REFUTED":

@@ -30,8 +30,9 @@ from expmech.spec._serial import rational_from_text
 
 from .._outcome import Status
 from ..prover._likelihood import LikelihoodRatioResult, RatioWitness, prove_likelihood_ratio
-from ._derive import Derivation, RunCache, assemble, random_record, record_queries
+from ._derive import Derivation, assemble, random_record, record_queries
 from ._inputs import CertificateInputs, FiniteRange, IntervalRange, decode_output, decode_value, encode_value
+from ._replay import SolverLog
 
 __all__ = ["check_ratio_evidence", "derive_posterior"]
 
@@ -121,18 +122,22 @@ def _mechanism(quality: LogLikelihood, epsilon0: Fraction, outputs: Any) -> Post
     return PosteriorSampling(quality, epsilon=epsilon0, outputs=outputs.outputs, base_measure=dict(zip(outputs.outputs, outputs.base_measure)))
 
 
-def derive_posterior(inputs: CertificateInputs, *, runs: RunCache | None = None) -> Derivation:
-    """Every claim of a posterior-sampling certificate, from its inputs alone (``ε = 2·ε₀·ln ρ`` when ρ is PROVED)."""
+def derive_posterior(inputs: CertificateInputs, log: SolverLog) -> Derivation:
+    """Every claim of a posterior-sampling certificate, from its inputs alone (``ε = 2·ε₀·ln ρ`` when ρ is PROVED);
+    the prover's solver calls go through ``log`` (:mod:`._replay`)."""
     quality = inputs.quality
     assert isinstance(quality, LogLikelihood)
     epsilon0, relation = inputs.epsilon0, inputs.neighbours
-    ratio = prove_likelihood_ratio(quality, neighbours=relation, claimed=inputs.claimed, rlimit=inputs.budget.rlimit, timeout_ms=inputs.budget.timeout_ms)
+    with log.claim("sensitivity"):
+        ratio = prove_likelihood_ratio(
+            quality, neighbours=relation, claimed=inputs.claimed, rlimit=inputs.budget.rlimit, timeout_ms=inputs.budget.timeout_ms
+        )
     if ratio.status is Status.PROVED and any(q.result.status == "unknown" for q in ratio.queries):
         ratio = LikelihoodRatioResult(
             Status.UNKNOWN, ratio.neighbours, ratio.ratio, ratio.bound, ratio.claimed, ratio.tight, ratio.witness, ratio.counterexample,
             f"{ratio.reason}; but one of its queries was unknown, so nothing is claimed PROVED", ratio.method, ratio.queries, ratio.solver,
         )
-    claims: list[dict[str, Any]] = [_sensitivity_claim(ratio, record_queries(ratio.queries, inputs, runs))]
+    claims: list[dict[str, Any]] = [_sensitivity_claim(ratio, record_queries(ratio.queries))]
     status = ratio.status
     notes: list[str] = []
     epsilon_text = None

@@ -3,30 +3,35 @@
 **Normalisation** (:func:`normalise_smt2`).  A recorded query must *be* the
 query the claim needs: its normal form must equal the normal form of the query
 the checker regenerates.  The normal form drops comments and ``set-info``
-commands and collapses white space between tokens; nothing else — no
-reordering, no renaming, no logical equivalence.  Only the commands the prover
+commands, collapses white space between tokens, and writes each assertion's
+``let`` sharing canonically: the term is read as a DAG (``let`` expanded by
+reference, equal subterms merged), then every application used twice or more
+is bound, in post-order, as ``_let1``, ``_let2``, …  (z3's printer shares a
+subterm when anything else refers to it, so its ``let`` structure depends on
+the process's state, not only on the query.)  Nothing else — no reordering, no
+renaming of symbols, no logical equivalence.  Only the commands the prover
 writes are admitted (``set-logic``, ``declare-fun``, ``declare-const``,
-``assert``, one final ``check-sat``).  The tokenizer is linear and iterative,
-so an oversized or deeply nested text costs no more than its length.
+``assert``, one final ``check-sat``), and no binder but ``let``.  Tokenizer,
+parser and printer are iterative and linear, so an oversized or deeply nested
+text costs no more than its length.
 
-**Re-runs.**  :func:`run_z3` solves a text in a fresh z3 context, so its
-resource count (``rlimit_used``) is that query's alone and reproducible with
-the same z3 version; :func:`run_cvc5` solves it with cvc5, an independent
-solver, when the ``cvc5`` package is installed.
+**Re-runs.**  :func:`run_z3` solves a text in a fresh z3 context (parsed from
+the text, not the prover's terms); :func:`run_cvc5` solves it with cvc5, an
+independent solver, when the ``cvc5`` package is installed.  z3's resource
+count for a query is not reproducible across processes (it depends on the
+process's history), so a re-run compares answers, never counts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import z3
-import z3.z3 as _z3_module
 
 from expmech.spec import InvalidArgument
 
-__all__ = ["SolverRun", "cvc5_version", "fresh_z3_context", "normalise_smt2", "run_cvc5", "run_z3", "warm_up_z3", "z3_label"]
+__all__ = ["SolverRun", "cvc5_version", "normalise_smt2", "run_cvc5", "run_z3", "z3_label"]
 
 _COMMANDS = ("set-logic", "declare-fun", "declare-const", "assert", "check-sat")
 
@@ -44,54 +49,6 @@ def cvc5_version() -> str | None:
         return metadata.version("cvc5")
     except Exception:  # noqa: BLE001 - not installed, or no metadata
         return None
-
-
-@contextmanager
-def fresh_z3_context() -> Iterator[None]:
-    """Run the body with a fresh z3 main context, restoring the previous one after.
-
-    z3's models (and so the witnesses a prover reads from them) depend on the
-    context's history: the same query in a used context may return another
-    model.  A derivation run in a fresh context starts from the same state
-    every time, so ``certify`` and ``check`` derive the same certificate in
-    any process.  No z3 object may cross the boundary.
-    """
-    saved = _z3_module._main_ctx
-    _z3_module._main_ctx = None
-    try:
-        yield
-    finally:
-        _z3_module._main_ctx = saved
-
-
-_WARM: list[bool] = []
-
-
-def warm_up_z3() -> None:
-    """Solve a few small queries once per process, before the first derivation.
-
-    z3 charges some one-time initialisation to the resource limit of the first
-    calls a process makes, so at a tight ``rlimit`` the first query of a process
-    can come back ``unknown`` where every later identical one is decided.  After
-    this warm-up every derivation sees the same budget, in any process.
-    """
-    if _WARM:
-        return
-    with fresh_z3_context():
-        x, y, r = z3.Int("x"), z3.Int("y"), z3.Real("r")
-        body = [x >= 0, x <= 3, y >= -1, y <= 1, r >= 0]
-        solver = z3.Solver()
-        solver.add(*body, z3.If(x <= y, 1, 0) - z3.If(y <= x, 1, 0) + z3.ToReal(x) / 2 >= r + 1)
-        if solver.check() == z3.sat:
-            solver.model().eval(x + y, model_completion=True)
-        solver = z3.Solver()
-        solver.add(*body, x * y > r)
-        solver.check()
-        optimiser = z3.Optimize()
-        optimiser.add(*body)
-        optimiser.maximize(z3.ToReal(x - y) + r / 3 - r)
-        optimiser.check()
-    _WARM.append(True)
 
 
 def _tokens(text: str) -> list[str]:
@@ -134,12 +91,12 @@ def _tokens(text: str) -> list[str]:
     return tokens
 
 
-def normalise_smt2(text: str) -> str:
-    """The normal form of an SMT-LIB2 query (see the module docstring); raise :class:`InvalidArgument` if it is not one."""
+def _commands(tokens: list[str]) -> list[list[str]]:
+    """The top-level commands of a token list, each a list of tokens; unbalanced parentheses raise."""
     commands: list[list[str]] = []
     current: list[str] = []
     depth = 0
-    for token in _tokens(text):
+    for token in tokens:
         if token == "(":
             depth += 1
         elif token == ")":
@@ -154,36 +111,173 @@ def normalise_smt2(text: str) -> str:
             current = []
     if depth != 0:
         raise InvalidArgument("the SMT-LIB2 text has an unclosed parenthesis", parameter="smt2", value=None)
-    names: dict[str, str] = {}
-    for command in commands:
-        for index in range(len(command) - 3):
-            if command[index] == "(" and command[index + 1] == "let" and command[index + 2] == "(":
-                depth_here, j = 0, index + 2
-                while j < len(command):
-                    token = command[j]
-                    if token == "(":
-                        depth_here += 1
-                        if depth_here == 2 and j + 1 < len(command) and command[j + 1] not in "()":
-                            names.setdefault(command[j + 1], f"_let{len(names) + 1}")
-                    elif token == ")":
-                        depth_here -= 1
-                        if depth_here == 0:
-                            break
-                    j += 1
+    return commands
+
+
+_BINDERS = ("forall", "exists", "match", "lambda", "!")
+
+
+class _Dag:
+    """Terms as a hash-consed DAG: an atom is its token, an application the tuple of its children's ids."""
+
+    def __init__(self) -> None:
+        self.nodes: list[str | tuple[int, ...]] = []
+        self.ids: dict[str | tuple[int, ...], int] = {}
+
+    def intern(self, node: str | tuple[int, ...]) -> int:
+        found = self.ids.get(node)
+        if found is None:
+            found = self.ids[node] = len(self.nodes)
+            self.nodes.append(node)
+        return found
+
+
+def _parse_term(tokens: list[str], dag: _Dag) -> int:
+    """The DAG node of one term, its ``let`` bindings expanded by reference (never copied); iterative."""
+    bound: dict[str, list[int]] = {}
+    # a frame is (kind, items, names its let bound): kinds "list", "let", "bindings", "binding"
+    frames: list[tuple[str, list[Any], list[str]]] = [("list", [], [])]
+    i, size = 0, len(tokens)
+    while i < size:
+        token = tokens[i]
+        kind, items, scope = frames[-1]
+        if token == "(":
+            head = tokens[i + 1] if i + 1 < size else ")"
+            if head in _BINDERS:
+                raise InvalidArgument(f"an SMT-LIB2 certificate query has no {head!r} binder", parameter="smt2", value=head)
+            if kind == "bindings":
+                if head in ("(", ")"):
+                    raise InvalidArgument("a let binding must start with its variable", parameter="smt2", value=None)
+                frames.append(("binding", [head], []))
+                i += 2
+            elif head == "let":
+                if i + 2 >= size or tokens[i + 2] != "(":
+                    raise InvalidArgument("a let must be followed by its bindings", parameter="smt2", value=None)
+                frames.append(("let", [], []))
+                frames.append(("bindings", [], []))
+                i += 3
+            else:
+                frames.append(("list", [], []))
+                i += 1
+            continue
+        if token == ")":
+            frames.pop()
+            if not frames:
+                raise InvalidArgument("the SMT-LIB2 term closes a parenthesis it never opened", parameter="smt2", value=None)
+            parent = frames[-1]
+            if kind == "list":
+                if not items:
+                    raise InvalidArgument("an SMT-LIB2 term has an empty application ()", parameter="smt2", value=None)
+                parent[1].append(dag.intern(tuple(items)))
+            elif kind == "binding":
+                if len(items) != 2:
+                    raise InvalidArgument(f"the let binding of {str(items[0])[:40]!r} needs exactly one term", parameter="smt2", value=None)
+                parent[1].append((items[0], items[1]))
+            elif kind == "bindings":  # the bindings are in scope in the let's body only
+                for name, node in items:
+                    bound.setdefault(name, []).append(node)
+                    parent[2].append(name)
+            else:  # a let: its value is its body's, and its names go out of scope
+                if len(items) != 1:
+                    raise InvalidArgument("a let needs exactly one body", parameter="smt2", value=None)
+                for name in reversed(scope):
+                    bound[name].pop()
+                parent[1].append(items[0])
+            i += 1
+            continue
+        if kind == "bindings":
+            raise InvalidArgument(f"a let binding list holds {token[:40]!r}", parameter="smt2", value=token[:40])
+        stack = bound.get(token)
+        items.append(stack[-1] if stack else dag.intern(token))
+        i += 1
+    if len(frames) != 1 or len(frames[0][1]) != 1:
+        raise InvalidArgument("an SMT-LIB2 command holds exactly one term", parameter="smt2", value=None)
+    root: int = frames[0][1][0]
+    return root
+
+
+def _print_term(root: int, dag: _Dag) -> list[str]:
+    """Tokens of the canonical text of a DAG: every application used twice or more is let-bound, in post-order,
+    as ``_let1``, ``_let2``, … (nested single lets, each before its first use); all else written out."""
+    uses: dict[int, int] = {}
+    order: list[int] = []  # applications in post-order
+    seen: set[int] = set()
+    stack: list[tuple[int, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        children = dag.nodes[node]
+        if isinstance(children, tuple):
+            stack.append((node, True))
+            for child in reversed(children):
+                if isinstance(dag.nodes[child], tuple):
+                    uses[child] = uses.get(child, 0) + 1
+                    stack.append((child, False))
+    names: dict[int, str] = {}
+    out: list[str] = []
+    lets = 0
+
+    def write(node: int, top: bool) -> None:
+        todo: list[int | str] = [node]
+        first = top
+        while todo:
+            item = todo.pop()
+            if isinstance(item, str):
+                out.append(item)
+                continue
+            if item in names and not first:
+                out.append(names[item])
+                continue
+            first = False
+            value = dag.nodes[item]
+            if isinstance(value, str):
+                out.append(value)
+                continue
+            out.append("(")
+            todo.append(")")
+            todo.extend(reversed(value))
+
+    for node in order:
+        if uses.get(node, 0) >= 2 and node != root:
+            out.extend(["(", "let", "(", "("])
+            lets += 1
+            name = f"_let{lets}"
+            out.append(name)
+            write(node, True)
+            names[node] = name
+            out.extend([")", ")"])
+    write(root, False)
+    out.extend([")"] * lets)
+    return out
+
+
+def _join(tokens: list[str]) -> str:
+    out: list[str] = []
+    for index, token in enumerate(tokens):
+        if index and token != ")" and tokens[index - 1] != "(":
+            out.append(" ")
+        out.append(token)
+    return "".join(out)
+
+
+def normalise_smt2(text: str) -> str:
+    """The normal form of an SMT-LIB2 query (see the module docstring); raise :class:`InvalidArgument` if it is not one."""
     lines = []
-    for command in commands:
-        command = [names.get(token, token) for token in command]
+    for command in _commands(_tokens(text)):
         name = command[1] if len(command) > 1 else ""
         if name == "set-info":
             continue
         if name not in _COMMANDS:
             raise InvalidArgument(f"the SMT-LIB2 command {name[:40]!r} is not one a certificate query may hold", parameter="smt2", value=name[:40])
-        out: list[str] = []
-        for index, token in enumerate(command):
-            if index and token != ")" and command[index - 1] != "(":
-                out.append(" ")
-            out.append(token)
-        lines.append("".join(out))
+        if name == "assert":
+            dag = _Dag()
+            command = ["(", "assert", *_print_term(_parse_term(command[2:-1], dag), dag), ")"]
+        lines.append(_join(command))
     if not lines or lines[-1] != "(check-sat)" or sum(1 for line in lines if line == "(check-sat)") != 1:
         raise InvalidArgument("an SMT-LIB2 certificate query must end with its one (check-sat)", parameter="smt2", value=None)
     if not lines[0].startswith("(set-logic "):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -33,6 +34,7 @@ __all__ = [
     "DEFAULT_RLIMIT",
     "DEFAULT_TIMEOUT_MS",
     "MAX_POWER",
+    "SOLVER_LOG",
     "Query",
     "QueryResult",
     "Translator",
@@ -41,15 +43,19 @@ __all__ = [
     "bool_val",
     "check",
     "context",
+    "declared_variables",
     "fresh_context",
     "int_val",
     "int_var",
     "is_nonlinear",
     "maximise",
+    "optimise",
     "partial_nodes",
     "q",
+    "query_text",
     "real_val",
     "real_var",
+    "solve",
     "z3_version",
 ]
 
@@ -201,6 +207,11 @@ def _smt2(assertions: Iterable[z3.BoolRef], logic: str) -> str:
 _LOGICS = (("is-qflia", "QF_LIA"), ("is-qflra", "QF_LRA"), ("is-qflira", "QF_LIRA"), ("is-qfnia", "QF_NIA"), ("is-qfnra", "QF_NRA"))
 
 
+def query_text(assertions: list[z3.BoolRef]) -> str:
+    """The SMT-LIB2 text :func:`check` exports for ``assertions``: an explicit ``set-logic``, then z3's ``to_smt2``."""
+    return _smt2(assertions, _logic(assertions))
+
+
 def _logic(assertions: list[z3.BoolRef]) -> str:
     """The SMT-LIB logic of the assertions, classified by z3's own probes (a walk in C, not in Python)."""
     goal = z3.Goal(ctx=context())
@@ -228,6 +239,18 @@ def _declared(text: str) -> list[z3.ExprRef]:
     return found
 
 
+def declared_variables(assertions: list[z3.BoolRef]) -> list[z3.ExprRef]:
+    """Every Int, Real and Bool constant of ``assertions``, in the order of their SMT-LIB declarations."""
+    solver = z3.Solver(ctx=context())
+    solver.add(*assertions)
+    return _declared(solver.sexpr())
+
+
+#: The solver log of the derivation under way (see :mod:`expmech.proofs.certificate._replay`): when set,
+#: :func:`check` and :func:`maximise` go through it, to record each call or to replay a recorded one.
+SOLVER_LOG: ContextVar[Any] = ContextVar("expmech_solver_log", default=None)
+
+
 def check(
     assertions: list[z3.BoolRef],
     *,
@@ -238,8 +261,30 @@ def check(
     """Check satisfiability of ``assertions`` with a fresh solver, within ``rlimit``.
 
     ``export=False`` skips the SMT-LIB2 text (``smt2`` is empty) for a query
-    that is a search, never evidence.
+    that is a search, never evidence.  Within a solver log (:data:`SOLVER_LOG`)
+    the call is recorded, or replayed from a certificate.
     """
+    log = SOLVER_LOG.get()
+    if log is not None:
+        result: QueryResult = log.check(assertions, rlimit=rlimit, timeout_ms=timeout_ms, export=export)
+        return result
+    return solve(assertions, rlimit=rlimit, timeout_ms=timeout_ms, export=export)
+
+
+def solve(
+    assertions: list[z3.BoolRef],
+    *,
+    rlimit: int = DEFAULT_RLIMIT,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    export: bool = True,
+) -> QueryResult:
+    """:func:`check` itself, outside any solver log: one z3 call within ``rlimit``.
+
+    The text is exported before solving: z3's printer shares (``let``) the
+    subterms other objects refer to, so a text printed while a solver holds the
+    query would depend on that solver's state.
+    """
+    smt2 = query_text(assertions) if export else ""
     solver = z3.Solver(ctx=context())
     solver.set("rlimit", rlimit)
     solver.set("timeout", timeout_ms)
@@ -247,10 +292,8 @@ def check(
     try:
         answer = solver.check()
     except z3.Z3Exception as error:  # e.g. an interrupted nonlinear search
-        text = _smt2(assertions, _logic(assertions)) if export else ""
-        return QueryResult("unknown", None, f"z3 error: {error}", text, 0, f"z3 {z3_version()}")
+        return QueryResult("unknown", None, f"z3 error: {error}", smt2, 0, f"z3 {z3_version()}")
     used = _rlimit_delta(solver.statistics())
-    smt2 = _smt2(assertions, _logic(assertions)) if export else ""
     if answer == z3.sat:
         declared = _declared(smt2 if export else solver.sexpr())
         return QueryResult("sat", _model(solver.model(), declared), "", smt2, used, f"z3 {z3_version()}")
@@ -272,8 +315,24 @@ def maximise(
     value)`` for a supremum that is not attained (z3 answers ``v − ε``),
     ``("unbounded", None)`` or ``("unknown", None)``.  A guess only: callers
     certify it with plain :func:`check` calls, so it runs with ``rlimit ×
-    OPTIMISE_RLIMIT_FACTOR``.
+    OPTIMISE_RLIMIT_FACTOR``.  Within a solver log (:data:`SOLVER_LOG`) the
+    call is recorded, or replayed from a certificate.
     """
+    log = SOLVER_LOG.get()
+    if log is not None:
+        answer: tuple[str, Fraction | None] = log.maximise(objective, assertions, rlimit=rlimit, timeout_ms=timeout_ms)
+        return answer
+    return optimise(objective, assertions, rlimit=rlimit, timeout_ms=timeout_ms)
+
+
+def optimise(
+    objective: z3.ArithRef,
+    assertions: list[z3.BoolRef],
+    *,
+    rlimit: int = DEFAULT_RLIMIT,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+) -> tuple[str, Fraction | None]:
+    """:func:`maximise` itself, outside any solver log."""
     optimiser = z3.Optimize(ctx=context())
     optimiser.set("rlimit", rlimit * OPTIMISE_RLIMIT_FACTOR)
     optimiser.set("timeout", timeout_ms)
