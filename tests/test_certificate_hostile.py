@@ -153,6 +153,9 @@ PATHS = [
     ("predicate", "claims", 3, "checks", 0, "dataset1"),
     ("predicate", "quality", "schema", 0, 1),
     ("predicate", "notes"),
+    ("predicate", "solver_calls"),
+    ("predicate", "solver_calls", 1, "model", "out_r"),
+    ("predicate", "solver_calls", 0, "reason"),
 ]
 
 

@@ -14,8 +14,10 @@ everything it relies on:
   ``unknown``, so claiming one only weakens what can be derived;
 * a recorded ``sat`` carries its model (every constant of the query); the model
   is substituted into the query, which must simplify to true — exact
-  evaluation, no search.  A model that cannot be confirmed is not used: the
-  query is solved again (``unsat`` then means the record is false);
+  evaluation, no search.  A model under which it simplifies to false is a false
+  record.  One whose value cannot be told (z3's simplifier leaves a division by
+  zero open) is not used: the query is solved again (``unsat`` then means the
+  record is false, ``sat`` gives z3's own model);
 * a recorded ``unsat`` is solved again with a generous budget
   (:func:`replay_budget`): it must be ``unsat``; ``sat`` means the record is
   false; ``unknown`` that the checker cannot confirm it here (inconclusive);
@@ -49,17 +51,30 @@ from ..prover._z3bridge import (
     DEFAULT_TIMEOUT_MS,
     SOLVER_LOG,
     QueryResult,
+    bool_val,
+    context,
     declared_variables,
+    int_val,
     optimise,
     query_text,
     solve,
     z3_version,
 )
 
-__all__ = ["ReplayProblem", "SolverLog", "replay_budget", "solver_log"]
+__all__ = ["ReplayProblem", "SolverLog", "confirm_model", "replay_budget", "solver_log"]
 
 _INTEGER = re.compile(r"-?[0-9]+")
 _RATIONAL = re.compile(r"-?[0-9]+(?:/[0-9]+)?")
+
+
+def _rational(text: Any) -> Fraction | None:
+    """``"p"`` or ``"p/q"`` (q > 0) as a Fraction, or None."""
+    if not isinstance(text, str) or not _RATIONAL.fullmatch(text):
+        return None
+    numerator, _, denominator = text.partition("/")
+    if denominator and int(denominator) == 0:
+        return None
+    return Fraction(int(numerator), int(denominator or 1))
 
 
 def replay_budget(rlimit: int, timeout_ms: int) -> tuple[int, int]:
@@ -83,7 +98,7 @@ def _fingerprint(*terms: Any) -> str:
 
 
 def _conjunction(assertions: list[Any]) -> Any:
-    return z3.And(*assertions) if assertions else z3.BoolVal(True)
+    return z3.And(*assertions) if assertions else bool_val(True)
 
 
 def _model_json(model: dict[str, Any]) -> dict[str, Any]:
@@ -98,37 +113,43 @@ def _restricted(result: QueryResult, variables: list[Any]) -> QueryResult:
     return replace(result, model={name: value for name, value in result.model.items() if name in names})
 
 
-def confirm_model(model: Any, assertions: list[Any]) -> dict[str, Any] | None:
-    """The recorded ``model`` as the provers read it, if it assigns every constant of the query a value of its
-    sort and the query simplifies to true under it; None otherwise."""
+def confirm_model(model: Any, assertions: list[Any]) -> dict[str, Any] | bool:
+    """The recorded ``model`` as the provers read it, if it assigns every constant of the query a value of its sort
+    and the query simplifies to true under it; False if the query simplifies to false under it (the model is
+    not one); True if neither can be told (a value missing or of another sort, or a term z3's simplifier leaves
+    open, such as a division by zero)."""
     variables = declared_variables(assertions)
     if not isinstance(model, dict) or set(model) != {variable.decl().name() for variable in variables}:
-        return None
+        return True
     values: dict[str, Any] = {}
     pairs = []
     for variable in variables:
-        name, raw, sort = variable.decl().name(), model[variable.decl().name()], variable.sort()
-        if sort == z3.BoolSort():
+        name, raw, sort = variable.decl().name(), model[variable.decl().name()], variable.sort().kind()
+        if sort == z3.Z3_BOOL_SORT:
             if not isinstance(raw, bool):
-                return None
-            values[name], value = raw, z3.BoolVal(raw)
-        elif sort == z3.IntSort():
+                return True
+            values[name], value = raw, bool_val(raw)
+        elif sort == z3.Z3_INT_SORT:
             if not isinstance(raw, str) or not _INTEGER.fullmatch(raw):
-                return None
+                return True
             values[name] = int(raw)
-            value = z3.IntVal(values[name])
-        elif sort == z3.RealSort():
-            if not isinstance(raw, str) or not _RATIONAL.fullmatch(raw) or Fraction(raw).denominator == 0:
-                return None
-            values[name] = Fraction(raw)
-            value = z3.Q(values[name].numerator, values[name].denominator)
+            value = int_val(values[name])
+        elif sort == z3.Z3_REAL_SORT:
+            rational = _rational(raw)
+            if rational is None:
+                return True
+            values[name] = rational
+            value = z3.Q(values[name].numerator, values[name].denominator, ctx=context())
         else:  # pragma: no cover - declared_variables yields these three sorts only
-            return None
+            return True
         pairs.append((variable, value))
     body = _conjunction(assertions)
     if pairs:
         body = z3.substitute(body, *pairs)
-    return values if z3.is_true(z3.simplify(body)) else None
+    verdict = z3.simplify(body)
+    if z3.is_true(verdict):
+        return values
+    return not z3.is_false(verdict)
 
 
 def _malformed(entry: Any) -> str | None:
@@ -230,15 +251,18 @@ class SolverLog:
             return QueryResult("unknown", None, entry["reason"], text, used, label)
         if entry["result"] == "sat":
             model = confirm_model(entry["model"], assertions)
-            if model is not None:
+            if isinstance(model, dict):
                 return QueryResult("sat", model, "", text, used, label)
+            if model is False:
+                self._fail("recorded sat, but its recorded model does not satisfy the query")
+                return QueryResult("unknown", None, "contradicts the solver log", text, used, label)
         budget, timeout = replay_budget(rlimit, timeout_ms)
         fresh = _restricted(solve(assertions, rlimit=budget, timeout_ms=timeout, export=False), declared_variables(assertions))
         if fresh.status == "unknown":
             self._fail(f"recorded {entry['result']}, but z3 cannot decide it here within rlimit {budget} ({fresh.reason})", inconclusive=True)
             return replace(fresh, smt2=text, rlimit_used=used)
         if fresh.status != entry["result"]:
-            what = "its recorded model does not satisfy the query, and " if entry["result"] == "sat" else ""
+            what = "its recorded model cannot be confirmed, and " if entry["result"] == "sat" else ""
             self._fail(f"recorded {entry['result']}, but {what}z3 finds it {fresh.status}")
             return replace(fresh, status="unknown", model=None, reason="contradicts the solver log", smt2=text, rlimit_used=used)
         return replace(fresh, smt2=text, rlimit_used=used)
@@ -261,10 +285,11 @@ class SolverLog:
     def _replay_maximise(self, entry: dict[str, Any], objective: Any, assertions: list[Any], *, rlimit: int, timeout_ms: int) -> tuple[str, Fraction | None]:
         kind, recorded = entry["result"], entry["value"]
         if kind in ("bounded", "supremum"):
-            if not isinstance(recorded, str) or not _RATIONAL.fullmatch(recorded):
-                self._fail(f"a {kind} guess needs a rational value, not {recorded!r}")
+            guess = _rational(recorded)
+            if guess is None:
+                self._fail(f"a {kind} guess needs a rational value, not {str(recorded)[:40]!r}")
                 return ("unknown", None)
-            return (kind, Fraction(recorded))
+            return (kind, guess)
         if recorded is not None:
             self._fail(f"an {kind} answer has no value, yet {recorded!r} is recorded")
             return ("unknown", None)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -183,16 +184,17 @@ def _model(model: z3.ModelRef, variables: list[z3.ExprRef]) -> dict[str, Fractio
     return values
 
 
-_RLIMIT_SEEN = [0]
+_RLIMIT_SEEN: weakref.WeakKeyDictionary[z3.Context, int] = weakref.WeakKeyDictionary()
 
 
 def _rlimit_delta(statistics: Any) -> int:
-    """The resource count one call used: z3 reports a running total for the context."""
+    """The resource count one call used: z3 reports a running total for the context, so the last total is kept per context."""
     if "rlimit count" not in statistics.keys():
         return 0
+    current = context() or z3.main_ctx()
     total = int(statistics.get_key_value("rlimit count"))
-    used = max(0, total - _RLIMIT_SEEN[0])
-    _RLIMIT_SEEN[0] = total
+    used = max(0, total - _RLIMIT_SEEN.get(current, 0))
+    _RLIMIT_SEEN[current] = total
     return used
 
 

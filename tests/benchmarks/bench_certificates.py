@@ -1,11 +1,13 @@
 """Certificate benchmarks: certify and check on both catalogues, and how fast hostile input is refused.
 
 Run: ``python tests/benchmarks/bench_certificates.py``.  Not collected by pytest.
-Prints, per catalogue entry, the median wall-clock seconds of ``certify`` and of
-``check_certificate`` (a full re-derivation, no cache; z3 and cvc5) over three
-runs and their ratio; then, per kind of hostile certificate, the median seconds
-(of five) until ``check_certificate`` refuses it, and the peak of Python
-allocations during one refusal.
+Prints, per catalogue entry (all four catalogues), the median wall-clock seconds
+of ``certify`` and of ``check_certificate`` (a full re-derivation replaying the
+solver log, no cache; z3 and cvc5) over three runs and their ratio; then, per
+kind of hostile certificate, the median seconds (of five) until
+``check_certificate`` refuses it, the peak of Python allocations during one
+refusal, and the wall-clock seconds of a whole ``expmech check FILE`` process
+(interpreter start-up and imports included).
 """
 
 from __future__ import annotations
@@ -13,15 +15,24 @@ from __future__ import annotations
 import copy
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
-from expmech.impl import CATALOGUE, WRONG_CATALOGUE
+from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE
 from expmech.proofs import CheckOutcome, certify, check_certificate
 from expmech.proofs.certificate._build import seal
+
+
+def _certify(entry: Any) -> Any:
+    extra: dict[str, Any] = {"base_measure": entry.base_measure} if entry.base_measure is not None else {}
+    if entry.auction is not None:
+        extra["auction"] = entry.auction
+    return certify(entry.quality, epsilon=entry.epsilon, neighbours=entry.neighbours, claimed=entry.claimed_sensitivity, **extra)
 
 
 def _median_seconds(function, runs):
@@ -61,6 +72,8 @@ def _hostile(data, directory):
         "ε₀ with 5,000 digits (resealed)": resealed(lambda s: s["predicate"]["mechanism"].__setitem__("epsilon0", "1/" + "9" * 5000)),
         "witness of 5,000 records (resealed)": resealed(lambda s: sensitivity(s)["witness"].__setitem__("dataset1", list(range(5000)))),
         "rlimit 10**12 (resealed)": resealed(lambda s: s["predicate"]["options"].__setitem__("rlimit", 10**12)),
+        "model value of 5,000 digits (resealed)": resealed(lambda s: s["predicate"]["solver_calls"][-1]["model"].__setitem__("out_r", "7" * 5000)),
+        "duplicate JSON key": (text[:-1] + ', "digest": ' + json.dumps(data["digest"]) + "}").encode(),
     }
 
 
@@ -68,10 +81,8 @@ def main() -> None:
     print("| entry | status | certify s | check s | check / certify |")
     print("|---|---|---:|---:|---:|")
     median_data = None
-    for entry in CATALOGUE + WRONG_CATALOGUE:
-        made, certificate = _median_seconds(
-            lambda: certify(entry.quality, epsilon=entry.epsilon, neighbours=entry.neighbours, claimed=entry.claimed_sensitivity), 3
-        )
+    for entry in CATALOGUE + WRONG_CATALOGUE + POSTERIOR_CATALOGUE + RANGE_CATALOGUE:
+        made, certificate = _median_seconds(lambda: _certify(entry), 3)
         checked, report = _median_seconds(lambda: check_certificate(certificate.data), 3)
         assert report.ok, report.problems
         if entry.name == "median":
@@ -79,17 +90,27 @@ def main() -> None:
         print(f"| {entry.name} | {certificate.status} | {made:.2f} | {checked:.2f} | {checked / made:.2f} |")
     sys.stdout.flush()
     print()
-    print("| hostile certificate | outcome | refused after s | peak Python memory MB |")
-    print("|---|---|---:|---:|")
+    print("| hostile certificate | outcome | check_certificate refuses after s | peak Python memory MB | `expmech check FILE` process s |")
+    print("|---|---|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as scratch:
-        for label, source in _hostile(median_data, Path(scratch)).items():
+        for index, (label, source) in enumerate(_hostile(median_data, Path(scratch)).items()):
             seconds, report = _median_seconds(lambda: check_certificate(source), 5)
             assert report.outcome in (CheckOutcome.REFUSED, CheckOutcome.INVALID)
             tracemalloc.start()
             check_certificate(source)
             peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
-            print(f"| {label} | {report.outcome.name} (exit {report.exit_code}) | {seconds:.3f} | {peak / 2**20:.1f} |")
+            path = source if isinstance(source, Path) else Path(scratch) / f"hostile-{index}.json"
+            if not isinstance(source, Path):
+                path.write_bytes(source if isinstance(source, bytes) else json.dumps(source).encode())
+            started = time.perf_counter()
+            done = subprocess.run([sys.executable, "-m", "expmech.proofs.cli", "check", str(path)], capture_output=True, timeout=120)
+            process = time.perf_counter() - started
+            assert done.returncode == report.exit_code, (label, done.returncode, report.exit_code)
+            print(f"| {label} | {report.outcome.name} (exit {report.exit_code}) | {seconds:.3f} | {peak / 2**20:.1f} | {process:.2f} |")
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import expmech.proofs.cli"], check=True)
+    print(f"\n(interpreter start-up and `import expmech.proofs.cli` alone: {time.perf_counter() - started:.2f} s)")
 
 
 if __name__ == "__main__":
