@@ -40,9 +40,10 @@ def readable(value: Any) -> str:
     if isinstance(value, bool) or value is None:
         return repr(value)
     if isinstance(value, Fraction):
-        return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+        numerator, denominator = _digits(value.numerator), _digits(value.denominator)
+        return numerator if value.denominator == 1 else f"{numerator}/{denominator}"
     if isinstance(value, int):
-        return str(value)
+        return _digits(value)
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
         inner = ", ".join(readable(v) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
@@ -50,9 +51,20 @@ def readable(value: Any) -> str:
         return "[" + ", ".join(readable(v) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{readable(k)}: {readable(v)}" for k, v in value.items()) + "}"
-    if type(value).__module__.startswith("sympy"):
-        return str(value)
-    return repr(value)
+    if type(value).__module__.startswith("sympy") and getattr(value, "is_Rational", False) is True:
+        return readable(Fraction(int(value.p), int(value.q)))
+    try:
+        return str(value) if type(value).__module__.startswith("sympy") else repr(value)
+    except Exception:  # noqa: BLE001 - a message about a value must never fail on the value's own repr
+        return f"<{type(value).__qualname__} object>"
+
+
+def _digits(value: int) -> str:
+    """The decimal digits of an integer, also past Python's int-to-str limit (4300 digits by default)."""
+    try:
+        return str(int(value))
+    except ValueError:
+        return format(decimal.Decimal(int(value)), "f")
 
 
 def approximate(value: Fraction, digits: int = 4) -> str:

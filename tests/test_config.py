@@ -210,6 +210,16 @@ def test_bad_solver_flags_exit_2(flag, value, capsys):
     assert_usage_error(code, err, f"argument {flag}: '{value}'")
 
 
+@pytest.mark.parametrize("key", ["rlimit", "timeout-ms"])
+@pytest.mark.parametrize("written", ["0", "-1", "nan", "-nan", "inf", "-inf", "1.5", "1e3", "-0.0", "true", '"5"', "[]", str(2**32), "1" + "0" * 5000])
+def test_bad_solver_options_in_the_table_exit_2(project, isolated, capsys, key, written):
+    """rlimit / timeout-ms in the table: NaN, infinities, decimals, 5000-digit integers — exit 2 in one line naming the key."""
+    write(project, f'[tool.expmech]\ntargets = ["{MODULE}:entry"]\n{key} = {written}\n')
+    code, _, err = run(["verify", str(project / "pyproject.toml")], capsys)
+    assert_usage_error(code, err, "pyproject.toml")
+    assert key in err or "cannot be read" in err
+
+
 @given(st.lists(st.sampled_from(["a", "a", "b", "A b", "A-b", "x y", "x-y", "c"]), min_size=2, max_size=4))
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_duplicate_names_are_an_error(project, isolated, names):
@@ -351,3 +361,73 @@ def test_log_likelihood_claims_in_the_table(project, isolated, capsys, claimed, 
     assert result == code, out + err
     if code == 2:
         assert_usage_error(result, err, f"mechanisms[0].claimed={claimed}")
+
+
+# --- exit code 4 is unreachable from the raw text of pyproject.toml and from the user's own objects --------------
+
+TOKENS = st.sampled_from([
+    "[tool.expmech]\n", "[tool]\n", "[[tool.expmech.mechanisms]]\n", "mechanisms = ", "targets = ", "rlimit = ", "epsilon = ",
+    "quality = ", "[", "]", "{", "}", ", ", " = ", "\n", '"', "'", "#", "1", "0.1", "-", "inf", "nan", "true", '"1/4"',
+    f'"{MODULE}:entry"', '"replace-one"', "\\", "\x00", "é", "\r\n", "a.b", '"""', "1979-05-27",
+])
+HUGE = st.sampled_from(["1" + "0" * 5000, "[" * 3000 + "]" * 3000, "{ a = " * 600 + "1" + " }" * 600, '"' + "9" * 5000 + '"'])
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.lists(TOKENS | HUGE, max_size=25).map("".join), st.sampled_from(["", "[tool.expmech]\nrlimit = ", "[tool.expmech]\nmechanisms = [{ quality = \"x:y\", epsilon = "]))
+def test_exit_4_is_unreachable_from_any_pyproject_text(project, isolated, capsys, text, prefix):
+    """Any text as pyproject.toml (broken TOML, 5000-digit integers, arrays nested 3000 deep): exit 0–3, never 4."""
+    (project / "pyproject.toml").write_text(prefix + text, encoding="utf-8")
+    code = main(["verify", str(project / "pyproject.toml")])
+    captured = capsys.readouterr()
+    assert code in (0, 1, 2, 3), captured.err
+    assert "Traceback" not in captured.err and "internal error" not in captured.err + captured.out
+    if code == 2 and not captured.out:
+        assert captured.err.count("\n") == 1, captured.err
+
+
+OBJECT_ERRORS = ["RuntimeError", "ValueError", "TypeError", "KeyError", "ZeroDivisionError", "RecursionError", "AttributeError", "LookupError"]
+ENTRY_ATTRIBUTES = ["name", "quality", "epsilon", "neighbours", "claimed_sensitivity", "base_measure", "auction"]
+
+
+@st.composite
+def user_objects(draw):
+    """Python source for ``TARGET``: a catalogue-entry-like object, a list or a mechanism dict whose parts misbehave."""
+    error = draw(st.sampled_from(OBJECT_ERRORS))
+    raising = draw(st.sets(st.sampled_from(ENTRY_ATTRIBUTES + ["__iter__", "__len__", "__getitem__", "__repr__", "items"]), max_size=3))
+    value = draw(st.sampled_from(["1", "10**5000", "-10**5000", "Fraction(1, 10**5000)", "sympy.Integer(10**5000)", "float('nan')", "object()"]))
+    values = {"name": '"obj"', "quality": "threshold", "epsilon": '"1/4"', "neighbours": '"replace-one"', "claimed_sensitivity": "1"}
+    values[draw(st.sampled_from(["epsilon", "claimed_sensitivity", "name"]))] = value
+    base = draw(st.sampled_from(["object", "list", "dict"]))
+    lines = [f"class Odd({base}):"]
+    for attribute in ENTRY_ATTRIBUTES:
+        if attribute in raising:
+            lines.append(f"    @property\n    def {attribute}(self):\n        raise {error}('{attribute} raised')")
+        elif attribute in values and base != "dict":
+            lines.append(f"    {attribute} = {values[attribute]}")
+    for method in ("__iter__", "__len__", "__getitem__", "__repr__", "items"):
+        if method in raising:
+            lines.append(f"    def {method}(self, *args):\n        raise {error}('{method} raised')")
+    lines.append("    pass")
+    fields = "{" + ", ".join(f'"{"claimed" if k == "claimed_sensitivity" else k}": {v}' for k, v in values.items()) + "}"
+    shape = {"object": "Odd()", "list": "Odd([Odd()])", "dict": f"Odd({fields})"}[base]
+    lines.append(f"TARGET = {draw(st.sampled_from([shape, f'[{shape}]']))}")
+    return "\n".join(lines) + "\n"
+
+
+_OBJECT_MODULES = iter(range(10**6))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(user_objects())
+def test_exit_4_is_unreachable_from_the_users_objects(project, isolated, capsys, source):
+    """A target whose properties, __iter__, __getitem__, items or __repr__ raise, or holding 5000-digit numbers: exit 0–3, never 4."""
+    name = f"i10cfg_objects_{next(_OBJECT_MODULES)}"
+    (project / f"{name}.py").write_text(f"import sympy\nfrom fractions import Fraction\nfrom {MODULE} import threshold\n" + source)
+    sys.path.insert(0, str(project))
+    code = main(["verify", f"{name}:TARGET"])
+    captured = capsys.readouterr()
+    assert code in (0, 1, 2, 3), captured.err + "\n" + source
+    assert "Traceback" not in captured.err and "internal error" not in captured.err + captured.out, source
+    if code == 2 and not captured.out:
+        assert captured.err.count("\n") == 1, captured.err

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from expmech.impl import CATALOGUE, WRONG_CATALOGUE, ExponentialMechanism, ExpRatio, ExpSum, LogExpRatio
-from expmech.proofs import Status, Witness, exhaustive_check, falsify, prove_monotone, prove_sensitivity
+from expmech.proofs import Status, Witness, certify, exhaustive_check, falsify, prove_monotone, prove_sensitivity
 from expmech.spec import DATASET_SIZE, ExpMechError, IntRange, QualityError, RecordSchema
 from expmech.spec._errors import approximate, describe, readable
 from expmech.spec._validate import positive_rational
@@ -40,6 +40,34 @@ def test_readable_never_shows_a_fraction_constructor(value):
     """Any nesting of rationals is written without Fraction(…), and describe() caps the length."""
     assert "Fraction(" not in readable(value)
     assert "Fraction(" not in describe(value) and len(describe(value)) <= 120
+
+
+class _RaisingRepr:
+    def __init__(self, error):
+        self.error = error
+
+    def __repr__(self):
+        raise self.error("repr raised")
+
+
+huge_integers = st.integers(4000, 9000).flatmap(lambda digits: st.sampled_from([10**digits, -(10**digits) + 7, 3**digits]))
+unprintable = st.sampled_from([RuntimeError, ValueError, TypeError, RecursionError]).map(_RaisingRepr)
+
+
+@given(st.recursive(huge_integers | huge_integers.map(lambda i: Fraction(1, i)) | huge_integers.map(sympy.Integer) | unprintable | atoms,
+                    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner), max_leaves=5))
+def test_readable_never_raises(value):
+    """Past Python's 4300-digit int-to-str limit, or on an object whose repr raises, a message is still written."""
+    text = describe(value)
+    assert len(text) <= 120 and "Fraction(" not in text
+
+
+@given(huge_integers)
+def test_a_huge_integer_reads_back_exactly(value):
+    """readable() of a 5000-digit integer is its exact digits (str() would raise)."""
+    text = readable(value)
+    assert text.lstrip("-").isdigit() and len(text.lstrip("-")) == len(format(Decimal(value), "f").lstrip("-"))
+    assert Decimal(text) == Decimal(value)
 
 
 @given(rationals)
@@ -129,6 +157,25 @@ def test_witness_reads_as_mathematics(d1, d2, output, difference, size, claimed)
         assert f" > {claimed.subs(DATASET_SIZE, size)} (claimed 1/n at n = {size})" in text
     else:
         assert f" > {readable(claimed)} at D" in text
+
+
+@given(records, records, rationals | st.integers(0, 9), rationals.map(abs), st.integers(1, 9), st.one_of(st.none(), rationals.map(abs)))
+def test_reprs_read_as_mathematics_too(d1, d2, output, difference, size, claimed):
+    """repr(Witness) — what a failing assert shows — holds its str, never Fraction(…) or a dataclass dump."""
+    witness = Witness(d1, d2, output, difference, size, claimed=claimed)
+    assert repr(witness) == f"<Witness {witness}>" and "Fraction(" not in repr(witness)
+
+
+def test_falsification_results_and_certificates_repr_readably():
+    """repr of a falsifier's result and of a certificate: one readable line, no Fraction(…), no JSON dump."""
+    def quality(data, r):
+        return -abs(sum(data) - r)
+
+    found = falsify(quality, neighbours="replace-one", claimed=Fraction(1, 2), outputs=range(10), schema=RecordSchema(v=IntRange(0, 5)))
+    assert repr(found).startswith("<FalsificationResult REFUTED") and "Fraction(" not in repr(found) and "\n" not in repr(found)
+    certificate = certify(CATALOGUE[0].quality, epsilon=Fraction(1, 2), neighbours="replace-one")
+    assert str(certificate) == f"certificate of quality:median: PROVED, ε = 1; sha256:{certificate.digest[:12]}…"
+    assert repr(certificate) == f"<{certificate}>" and "{" not in repr(certificate)
 
 
 @pytest.mark.parametrize("entry", CATALOGUE + WRONG_CATALOGUE, ids=lambda e: e.name)

@@ -119,6 +119,19 @@ class Certificate:
         """The sha256 over the canonical statement."""
         return self.data["digest"]["value"]
 
+    def __str__(self) -> str:
+        """One line: the subject, the status, ε (or that none is certified) and the digest."""
+        try:
+            subject = self.statement["subject"][0]["name"]
+            epsilon = self.epsilon
+            shown = f"ε = {epsilon}" if epsilon is not None else "no ε-DP claim"
+            return f"certificate of {subject}: {self.status.name}, {shown}; sha256:{self.digest[:12]}…"
+        except (KeyError, IndexError, TypeError, AttributeError):
+            return "certificate (malformed: expmech check names what is missing)"
+
+    def __repr__(self) -> str:
+        return f"<{self}>"
+
     def to_json(self) -> str:
         """The file's text (indented; the digest covers the canonical form, not this layout)."""
         return readable_json(self.data) + "\n"

@@ -95,6 +95,10 @@ def read_config(path: Path, *, cwd: Path | None = None) -> Config:
         document = tomllib.loads(text, parse_float=Decimal)
     except tomllib.TOMLDecodeError as error:
         raise UsageError(f"{display}: is not valid TOML: {error}", parameter="target", value=display) from None
+    except ValueError as error:  # an integer past Python's int-to-str limit (4300 digits)
+        raise UsageError(f"{display}: cannot be read: {str(error).split(';')[0]}", parameter="target", value=display) from None
+    except RecursionError:
+        raise UsageError(f"{display}: cannot be read: arrays or tables nested too deeply", parameter="target", value=display) from None
     lines = _Lines(text)
     table = document.get("tool", {}).get(TABLE) if isinstance(document.get("tool"), dict) else None
     if table is None:
@@ -124,9 +128,20 @@ def _table_hint(document: dict[str, Any]) -> str:
     )
 
 
+def _comparable(value: Any) -> Any:
+    """``value`` with non-finite TOML decimals as floats: a Decimal NaN raises when the schema compares it with a bound."""
+    if isinstance(value, Decimal) and not value.is_finite():
+        return float(value)
+    if isinstance(value, list):
+        return [_comparable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _comparable(v) for k, v in value.items()}
+    return value
+
+
 def _validate(table: dict[str, Any], display: str, lines: _Lines) -> None:
     validator = jsonschema.Draft202012Validator(schema())
-    errors = sorted(validator.iter_errors(table), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
+    errors = sorted(validator.iter_errors(_comparable(table)), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if not errors:
         return
     error = errors[0]

@@ -21,7 +21,7 @@ import importlib.util
 import inspect
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
@@ -202,6 +202,18 @@ def _mechanism(fields: dict[str, Any], *, source: str, group: str, where: str, p
     )
 
 
+_ABSENT = object()
+
+
+def _user_code(where: str, reference: str, action: str, call: Callable[[], Any]) -> Any:
+    """``call()`` on the user's object; anything it raises (a property, ``__getattr__``, ``__iter__``) is a usage error."""
+    try:
+        return call()
+    except Exception as error:  # noqa: BLE001 - the user's object raised: exit 2 naming it, never an internal error
+        detail = str(error).splitlines()[0] if str(error) else ""
+        raise UsageError(f"{where}: {action} raised {type(error).__name__}: {detail}".rstrip(": "), parameter="target", value=reference) from None
+
+
 def _from_value(value: Any, reference: str, location: Location | None, items: list[int]) -> list[Target]:
     """Targets from the object ``reference`` names: an entry, a dict, or a list/tuple of them."""
     group = reference.replace(":", ".")
@@ -209,12 +221,19 @@ def _from_value(value: Any, reference: str, location: Location | None, items: li
     def one(item: Any, source: str, where_location: Location | None) -> Target:
         where = source
         if isinstance(item, dict):
-            return _mechanism(item, source=source, group=group, where=where, prefix="", location=where_location)
-        if all(hasattr(item, attr) for attr in ("name", "quality", "epsilon", "neighbours", "claimed_sensitivity")):
+            fields = _user_code(where, reference, "reading the mechanism dict", lambda: dict(item.items()))
+            return _mechanism(fields, source=source, group=group, where=where, prefix="", location=where_location)
+
+        def attribute(name: str) -> Any:
+            return _user_code(where, reference, f"reading .{name}", lambda: getattr(item, name, _ABSENT))
+
+        entry = ("name", "quality", "epsilon", "neighbours", "claimed_sensitivity")
+        if all(attribute(attr) is not _ABSENT for attr in entry):
             fields = {
-                "name": item.name, "quality": item.quality, "epsilon": item.epsilon, "neighbours": item.neighbours,
-                "claimed": item.claimed_sensitivity, "base_measure": getattr(item, "base_measure", None),
-                "auction": getattr(item, "auction", None),
+                "name": attribute("name"), "quality": attribute("quality"), "epsilon": attribute("epsilon"),
+                "neighbours": attribute("neighbours"), "claimed": attribute("claimed_sensitivity"),
+                "base_measure": None if attribute("base_measure") is _ABSENT else attribute("base_measure"),
+                "auction": None if attribute("auction") is _ABSENT else attribute("auction"),
             }
             return _mechanism(fields, source=source, group=group, where=where, prefix="", location=where_location)
         if isinstance(item, QualityFunction | LogLikelihood):
@@ -227,6 +246,7 @@ def _from_value(value: Any, reference: str, location: Location | None, items: li
         raise UsageError(f"{where}: {shown(item)} is not a mechanism (a catalogue entry or a mechanism dict)", parameter="target", value=reference)
 
     if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        value = _user_code(reference, reference, "reading its items", lambda: list(value))
         if not value:
             raise UsageError(f"{reference}: is empty; there is nothing to verify", parameter="target", value=reference)
         found = []

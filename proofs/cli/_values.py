@@ -84,7 +84,7 @@ def parse_rational(value: Any, *, name: str, where: str) -> Fraction:
 
 
 def _bounded(result: Fraction, name: str, where: str, written: Any) -> Fraction:
-    if max(len(str(abs(result.numerator))), len(str(result.denominator))) > MAX_DIGITS:
+    if max(abs(result.numerator), result.denominator) >= 10**MAX_DIGITS:  # no str(): past 4300 digits it raises
         raise _refuse(where, name, written, f"has more than {MAX_DIGITS} digits")
     return result
 
@@ -124,6 +124,8 @@ def parse_claim(value: Any, *, name: str, where: str, likelihood: bool = False) 
         value = parse_rational(value, name=name, where=where)
     elif isinstance(value, str) and (_RATIO.fullmatch(value.strip()) or _DECIMAL.fullmatch(value.strip())):
         value = parse_rational(value, name=name, where=where)
+    if isinstance(value, sympy.Basic) and any(max(abs(int(atom.p)), int(atom.q)) >= 10**MAX_DIGITS for atom in value.atoms(sympy.Rational)):
+        raise _refuse(where, name, written, f"has a number of more than {MAX_DIGITS} digits")
     try:
         if not likelihood:
             return _parse_claim(value)

@@ -62,6 +62,9 @@ class FalsificationResult:
     def __str__(self) -> str:
         return falsification_text(self)
 
+    def __repr__(self) -> str:
+        return f"<FalsificationResult {falsification_text(self).splitlines()[0]}; largest {readable(self.largest)}>"
+
 
 class _Found(Exception):
     def __init__(self, witness: Witness) -> None:

@@ -89,6 +89,9 @@ class Witness:
     def __str__(self) -> str:
         return witness_text(self)
 
+    def __repr__(self) -> str:
+        return f"<Witness {witness_text(self)}>"
+
 
 @dataclass(frozen=True)
 class SensitivityResult:
