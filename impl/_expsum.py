@@ -264,6 +264,9 @@ class ExpSum(ExactOrdering):
         if self._parts is not None:
             if self._known_sign() is not None:
                 return False
+            filtered = self._float_filter()
+            if filtered is not None and filtered[0].sign() is not None:
+                return False  # the rigorous float bound excludes 0
             return len(self._canonical_vector()) == 0
         return not self._terms
 

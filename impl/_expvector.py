@@ -127,7 +127,60 @@ class ExpVector:
         return [(Fraction(b), Fraction(c)) for b, c in zip(exponents, coefficients)]
 
     def ball(self, precision: int, *, shift: Fraction) -> arb:
-        """A ball containing ``Σ c_i e^{b_i − shift}`` at ``precision`` bits."""
+        """A ball containing ``Σ c_i e^{b_i − shift}`` at ``precision`` bits.
+
+        Terms far below the largest exponent are not evaluated: every term with
+        ``top − b_i > G/den`` is at most ``|c_i|·e^{−G/den}`` times ``e^{top}``,
+        so their sum lies in ``±W·e^{−G/den}·e^{top − shift}`` with ``W`` an
+        upper bound of ``Σ|c_i|`` over them, and that interval is added to the
+        ball of the remaining terms.  ``G`` is chosen so the interval is about
+        ``2^-precision`` of ``e^{top}``: as a caller raises the precision the cut
+        recedes, and at any precision the ball contains the exact sum.
+        """
+        if len(self.exponents) == 0:
+            return arb(0)
+        kept, weight, cut = self._truncated(precision)
+        with ctx.workprec(precision):
+            total = kept._ball(precision, shift=shift)
+            if weight:
+                exponents = self.exponents
+                den = int(exponents.den)
+                # the dropped terms' sum: within ±W·e^{−G/den} · e^{top − shift}
+                bound = _arb(weight) * (arb(fmpq(int(exponents.num.max()) - cut, den)) - _arb(shift)).exp()
+                total += bound.union(-bound)
+            return total
+
+    def _truncated(self, precision: int) -> tuple[ExpVector, Fraction, int]:
+        """``(kept, W, G)``: the terms with ``top − b_i <= G/den`` and ``W >= Σ|c_i|`` over the others (0: none dropped)."""
+        exponents = self.exponents
+        n = len(exponents)
+        nums = exponents.num
+        if n <= 64:
+            return self, Fraction(0), 0
+        top = int(nums.max())
+        span = top - int(nums.min())
+        den = int(exponents.den)
+        coefficients = self.coefficients
+        magnitude = 1 if coefficients is None else maxabs(coefficients.num)
+        # G/den >= (precision + log2(n·max|c|) + 2)·ln 2 (6932/10000 > ln 2): the dropped sum is below 2^-precision·e^{top}
+        cut = -(-den * (precision + (n * magnitude).bit_length() + 2) * 6932 // 10000)
+        if span <= cut:
+            return self, Fraction(0), 0
+        if nums.dtype != object and span < 1 << 62:
+            keep = np.flatnonzero((top - nums) <= cut)  # no overflow: 0 <= top − b_i <= span
+        else:
+            keep = np.flatnonzero(np.array([top - int(v) <= cut for v in nums.tolist()], dtype=bool))
+        dropped = n - len(keep)
+        if coefficients is None:
+            kept = ExpVector(None, exponents[keep])
+            weight = Fraction(dropped)
+        else:
+            kept = ExpVector(coefficients[keep], exponents[keep], nonnegative=self.nonnegative, positive=False)  # flags unused by _ball
+            weight = Fraction(magnitude * dropped, int(coefficients.den))
+        return kept, weight, cut
+
+    def _ball(self, precision: int, *, shift: Fraction) -> arb:
+        """A ball containing ``Σ c_i e^{b_i − shift}``, every term evaluated."""
         exponents = self.exponents
         n = len(exponents)
         with ctx.workprec(precision):
@@ -143,7 +196,7 @@ class ExpVector:
                 gaps = (top - nums).astype(np.int64)
                 dense = np.zeros(span + 1, dtype=object if coefficients is not None and coefficients.num.dtype == object else np.int64)
                 if coefficients is None:
-                    np.add.at(dense, gaps, 1)
+                    dense = np.bincount(gaps, minlength=span + 1).astype(dense.dtype, copy=False)
                     scale = arb(1)
                 else:
                     values = coefficients.num
@@ -151,7 +204,7 @@ class ExpVector:
                         dense = dense.astype(object)
                     np.add.at(dense, gaps, values)
                     scale = arb(fmpq(1, int(coefficients.den)))
-                polynomial = fmpz_poly([int(v) for v in dense.tolist()])
+                polynomial = fmpz_poly(dense.tolist())  # Python ints already (int64 or object array)
                 x = (-arb(fmpq(1, den))).exp()
                 head = (arb(fmpq(top, den)) - _arb(shift)).exp()
                 return polynomial(x) * head * scale
@@ -210,7 +263,7 @@ def canonical(parts: Sequence[tuple[ExpVector, Fraction, Fraction]]) -> ExpVecto
     coef_bound = sum(maxabs(c) for c in coef_nums)
     wide = coef_bound >= LIMIT or any(c.dtype == object for c in coef_nums)
     coefs = np.concatenate([c.astype(object) if wide else c for c in coef_nums]) if len(coef_nums) > 1 else (coef_nums[0].astype(object) if wide else coef_nums[0])
-    order = np.argsort(exps, kind="stable")
+    order = np.argsort(exps)  # equal exponents are summed: their order does not matter
     exps, coefs = exps[order], coefs[order]
     if len(exps) > 1:
         starts = np.concatenate([[0], np.flatnonzero(exps[1:] != exps[:-1]) + 1])

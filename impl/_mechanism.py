@@ -40,7 +40,9 @@ class ExponentialMechanism:
     ``quality`` is any callable ``q(dataset, r)`` returning an exact rational
     (int or Fraction; a float is taken as the exact rational it represents;
     NaN, infinities and non-numbers are refused).  An object with a
-    ``scores(dataset, outputs)`` method is evaluated through it in one call.
+    ``scores(dataset, outputs)`` method is evaluated through it in one call
+    (``outputs`` is the range as a tuple, or the ``range`` object itself when
+    one was given).
     ``epsilon`` is a finite rational > 0.  ``outputs`` is a finite non-empty
     sequence of distinct hashable values.  ``base_measure`` is ``None``
     (counting measure), a mapping or a callable giving rationals >= 0, not all
@@ -81,7 +83,7 @@ class ExponentialMechanism:
         self._outputs = check_outputs(outputs)
         self._base_measure = check_base_measure(base_measure, self._outputs)
         self._index = {r: i for i, r in enumerate(self._outputs)}
-        self._score_function = ScoreFunction(self._quality, self._outputs)
+        self._score_function = ScoreFunction(self._quality, self._outputs, given=outputs)
         measure = RationalArray.of(list(self._base_measure))
         # None stands for the counting measure: the common case, with nothing to multiply
         self._measure_vector: RationalArray | None = None if measure.den == 1 and bool(np.all(measure.num == 1)) else measure

@@ -64,7 +64,7 @@ class PermuteAndFlip:
         self._quality = check_quality(quality)
         self._epsilon = check_epsilon(epsilon)
         self._outputs = check_outputs(outputs)
-        self._score_function = ScoreFunction(self._quality, self._outputs)
+        self._score_function = ScoreFunction(self._quality, self._outputs, given=outputs)
 
     @property
     def epsilon(self) -> Fraction:

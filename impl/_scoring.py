@@ -8,8 +8,9 @@ evaluated, fastest first:
 * a spec :class:`~expmech.spec.QualityFunction`: by the vectorised exact
   evaluator (:class:`~expmech.impl._vectorised.VectorisedQuality`), with the
   outputs encoded once for the range;
-* an object with a ``scores(dataset, outputs)`` method: called once; an integer
-  numpy array is taken as it is, without a Python-level pass;
+* an object with a ``scores(dataset, outputs)`` method: called once (with the
+  ``range`` object itself when the range was given as one); an integer numpy
+  array is taken as it is, without a Python-level pass;
 * any other callable: called once per output.
 
 A quality that raises, or returns NaN, an infinity or a non-number, gets a
@@ -37,11 +38,18 @@ __all__ = ["ScoreFunction"]
 class ScoreFunction:
     """``dataset ↦ (q(dataset, r))_{r ∈ outputs}``, exact, as a :class:`RationalArray`."""
 
-    __slots__ = ("_quality", "_outputs", "_vectorised", "_batch", "_scores_method")
+    __slots__ = ("_quality", "_outputs", "_given", "_vectorised", "_batch", "_scores_method")
 
-    def __init__(self, quality: Callable[[Any, Any], Any], outputs: tuple[Hashable, ...]) -> None:
+    def __init__(self, quality: Callable[[Any, Any], Any], outputs: tuple[Hashable, ...], *, given: Any = None) -> None:
+        """``outputs`` is the validated range; ``given``, if not None, the ``range`` object it came from.
+
+        A ``scores`` method then receives the ``range`` itself (the same values
+        in the same order), so it can build its output array without a pass
+        over a tuple of Python ints.
+        """
         self._quality = quality
         self._outputs = outputs
+        self._given = given if isinstance(given, range) and len(given) == len(outputs) else outputs
         self._vectorised = VectorisedQuality(quality) if isinstance(quality, QualityFunction) else None
         self._batch: OutputBatch | None = None
         method = getattr(quality, "scores", None)
@@ -52,7 +60,7 @@ class ScoreFunction:
         method = self._scores_method
         if method is not None:
             outputs = self._outputs
-            raw = _guarded(method, dataset, outputs, label="quality.scores", output=None)
+            raw = _guarded(method, dataset, self._given, label="quality.scores", output=None)
             if type(raw) is np.ndarray and raw.dtype == np.int64 and raw.shape == (len(outputs),) and raw.size:
                 bound = max(-int(raw.min()), int(raw.max()))
                 if bound < LIMIT:

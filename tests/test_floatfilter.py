@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from expmech.impl import ExpSum, ExponentialMechanism, InversionTable
 from expmech.impl import _floatfilter
-from expmech.impl._expsum import SMALL_TERMS, combine_parts
+from expmech.impl._expsum import SMALL_TERMS, ball_endpoints, combine_parts
 from expmech.impl._expvector import ExpVector
 from expmech.impl._inversion import _decide
 from expmech.impl._rationals import RationalArray
@@ -196,3 +196,64 @@ def test_vector_and_small_sums_agree_on_arithmetic(size):
     assert float(vector) == pytest.approx(float(small), rel=1e-12)
     lo, hi = vector.enclose(80)
     assert lo <= small.enclose(120)[0] or hi >= small.enclose(120)[1] or lo <= hi
+
+
+@st.composite
+def wide_sums(draw):
+    """Sums over wide exponent spans (most terms far below the top), some cancelling at the top so a deep term decides."""
+    size = draw(st.integers(65, 160))
+    den = draw(st.sampled_from([1, 3, 10, 997]))
+    span = draw(st.sampled_from([300, 5_000, 10**6]))
+    signed = draw(st.booleans())
+    pairs = [
+        (Fraction(draw(st.integers(-9, 9).filter(bool)) if signed else draw(st.integers(1, 9)), draw(st.integers(1, 4))), Fraction(-draw(st.integers(0, span)), den))
+        for _ in range(size)
+    ]
+    if signed and draw(st.booleans()):
+        # the top nearly cancels: c·(e^0 − e^{−t}) ≈ c·t, against a deep term d·e^{−g} of about that size, or not
+        c = Fraction(draw(st.integers(1, 5)))
+        g = draw(st.integers(40, 400))
+        t = Fraction(1, 10 ** draw(st.integers(15, 170)))
+        pairs += [(c, Fraction(1)), (-c, 1 - t), (Fraction(draw(st.integers(-9, 9).filter(bool))), Fraction(1 - g))]
+    elif draw(st.booleans()):
+        # a lone exact top (e^0 at shift 0 is exact in a ball): only the bound of the far terms keeps the ball honest
+        pairs = [(c, b - 300) for c, b in pairs] + [(Fraction(draw(st.integers(1, 9))), Fraction(0))]
+    return pairs
+
+
+@settings(max_examples=60, deadline=None)
+@given(wide_sums())
+def test_balls_that_leave_out_the_far_terms_still_contain_the_sum(pairs):
+    """A vector ball drops terms far below the top under a rigorous bound: it still contains the sum, signs and enclosures agree with mpmath."""
+    exact = exact_value(pairs, dps=800)
+    vector = canonical_vector(pairs)
+    for precision in (64, 128, 400):
+        lo, hi = ball_endpoints(vector.ball(precision, shift=Fraction(0)))
+        with mpmath.workdps(800):
+            assert mpmath.mpf(lo.numerator) / lo.denominator <= exact <= mpmath.mpf(hi.numerator) / hi.denominator
+    total = vector_sum(pairs)
+    assert total.sign() == (exact > 0) - (exact < 0)
+    if exact != 0:
+        lo, hi = total.enclose(60)
+        with mpmath.workdps(800):
+            assert mpmath.mpf(lo.numerator) / lo.denominator <= exact <= mpmath.mpf(hi.numerator) / hi.denominator
+
+
+def canonical_vector(pairs):
+    """The terms as one ExpVector (not canonicalised: equal exponents stay separate terms)."""
+    return ExpVector(RationalArray.of([c for c, _ in pairs]), RationalArray.of([b for _, b in pairs]))
+
+
+def test_a_far_tail_is_left_out_of_the_ball_and_bounded():
+    """10⁵ outputs over a span of 10⁶ steps: the ball evaluates only the terms near the top, and its bound covers the rest."""
+    rng = np.random.default_rng(3)
+    nums = -rng.integers(0, 10**6, 10**5)
+    nums[0] = 0
+    vector = ExpVector(None, RationalArray(nums.astype(np.int64), 10))
+    kept, weight, cut = vector._truncated(128)
+    assert 0 < len(kept) < 2_000 and weight == len(vector) - len(kept) and cut < 10**6
+    exact = exact_value([(Fraction(1), Fraction(int(b), 10)) for b in nums if -b <= 3 * cut], dps=60)
+    lo, hi = ball_endpoints(vector.ball(128, shift=Fraction(0)))
+    with mpmath.workdps(60):
+        assert mpmath.mpf(lo.numerator) / lo.denominator <= exact <= mpmath.mpf(hi.numerator) / hi.denominator
+        assert (hi - lo) / lo < Fraction(1, 2**100)

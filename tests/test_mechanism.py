@@ -144,3 +144,24 @@ def test_batch_scores_fast_path_agrees_with_calls():
     slow = ExponentialMechanism(Batch().__call__, epsilon=Fraction(1, 2), outputs=range(10))
     assert fast.scores(data) == slow.scores(data)
     assert fast.distribution(data).normaliser == slow.distribution(data).normaliser
+
+
+@given(st.integers(-5, 5), st.integers(1, 30), st.sampled_from([1, 2, -1, 3]))
+def test_a_scores_method_gets_the_range_it_was_given(start, length, step):
+    """A range as outputs reaches scores() as that range (no tuple to convert); any other sequence as the tuple of outputs."""
+    seen = []
+
+    class Batch:
+        def __call__(self, d, r):
+            return d * r
+
+        def scores(self, d, outputs):
+            seen.append(outputs)
+            return [d * r for r in outputs]
+
+    outputs = range(start, start + step * length, step)
+    for given_outputs, expected in ((outputs, outputs), (list(outputs), tuple(outputs))):
+        seen.clear()
+        mech = ExponentialMechanism(Batch(), epsilon=Fraction(1, 3), outputs=given_outputs)
+        assert mech.scores(2) == tuple(2 * r for r in outputs) == ExponentialMechanism(Batch().__call__, epsilon=Fraction(1, 3), outputs=given_outputs).scores(2)
+        assert seen == [expected] and type(seen[0]) is type(expected)
