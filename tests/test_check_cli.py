@@ -39,11 +39,39 @@ def files(tmp_path_factory):
         (["valid", "hostile"], [], 2, "REFUSED"),
         (["valid"], ["--max-epsilon", "one"], 2, "max_epsilon"),
         (["valid"], ["--max-bytes", "100"], 2, "max_bytes=100"),
+        (["valid"], ["--limit", "max_outputs=10"], 2, "expmech check --limit max_outputs=…"),
+        (["valid"], ["--limit", "max_outputs=16", "--limit", "max-expression-nodes=1_000"], 0, "OK       "),
+        (["hostile"], ["--limit", "max_digits=600"], 1, "claim "),
+        (["valid"], ["--limit", "max_output=10"], 2, "NAME one of max_bytes, "),
+        (["valid"], ["--limit", "max_outputs"], 2, "must be NAME=VALUE"),
+        (["valid"], ["--limit", "max_outputs=0"], 2, "max_outputs must be an int >= 1"),
+        (["valid"], ["--limit", "max_outputs=many"], 2, "max_outputs must be an int >= 1"),
     ],
-    ids=["valid", "within-max", "above-max", "refuted", "bounded", "forged", "hostile", "mixed-3", "mixed-1", "mixed-2", "bad-max", "max-bytes"],
+    ids=[
+        "valid", "within-max", "above-max", "refuted", "bounded", "forged", "hostile", "mixed-3", "mixed-1", "mixed-2", "bad-max", "max-bytes",
+        "limit-lowered", "limits-raised", "hostile-admitted-then-invalid", "limit-unknown", "limit-no-value", "limit-zero", "limit-not-int",
+    ],
 )
 def test_exit_codes(files, names, options, code, words, capsys):
     """Each outcome has its exit code; with several certificates the worst wins (1, 2, 4, 3, then 0)."""
     assert main(["check", *[str(files[n]) for n in names], *options]) == code
     captured = capsys.readouterr()
     assert words in captured.out + captured.err
+
+
+@pytest.mark.slow
+def test_a_large_honest_synth_certificate_is_admitted_by_raised_limits(tmp_path, capsys):
+    """Slow: `expmech synth` at (k, m) = (5, 4) writes a 6 MB certificate (52,360 outputs): refused by the default
+    limits (exit 2, saying which flag admits it), valid with those limits raised (exit 0)."""
+    import random
+
+    rng = random.Random(1)
+    data = tmp_path / "bits.csv"
+    data.write_text("\n".join(",".join(str(rng.randint(0, 1)) for _ in range(5)) for _ in range(40)) + "\n")
+    certificate = tmp_path / "synth.cert.json"
+    assert main(["synth", str(data), "--m", "4", "--certificate", str(certificate)]) == 0
+    capsys.readouterr()
+    assert main(["check", str(certificate)]) == 2
+    assert "expmech check --limit max_bytes=…" in capsys.readouterr().out
+    raised = ["--max-bytes", "100000000", "--limit", "max_expression_nodes=1000000", "--limit", "max_outputs=1000000"]
+    assert main(["check", str(certificate), *raised]) == 0, capsys.readouterr().out

@@ -33,8 +33,10 @@ __all__ = [
     "CertificateLimits",
     "CertificateMalformed",
     "CertificateRefused",
+    "LIMIT_NAMES",
     "check_content_limits",
     "parse_json",
+    "parse_limit",
     "read_limited",
 ]
 
@@ -67,6 +69,7 @@ class CertificateLimits:
     max_expression_nodes: int = 4000
     max_expression_depth: int = 64
     max_exponent: int = 64
+    max_degree: int = 256
     max_records: int = 64
     max_domain_size: int = 100_000
     max_outputs: int = 200_000
@@ -84,8 +87,30 @@ class CertificateLimits:
                 raise InvalidArgument(f"{item.name}={describe(value)} must be an int >= 1", parameter=item.name, value=value)
 
 
+#: The names of :class:`CertificateLimits`' fields.
+LIMIT_NAMES = tuple(item.name for item in fields(CertificateLimits))
+
+
 def _refuse(limit: str, message: str, value: Any = None) -> CertificateRefused:
+    if limit in LIMIT_NAMES:  # a size limit, not a broken file: say how a trusted larger certificate gets in
+        message += f" (to admit a larger certificate you trust: CertificateLimits({limit}=…), expmech check --limit {limit}=…)"
     return CertificateRefused(message, parameter=limit, value=value)
+
+
+def parse_limit(text: str) -> tuple[str, int]:
+    """``"NAME=VALUE"`` (``expmech check --limit``) as a :class:`CertificateLimits` field name and an int >= 1."""
+    name, equals, value = text.partition("=")
+    name = name.strip().replace("-", "_")
+    if not equals or name not in LIMIT_NAMES:
+        known = ", ".join(LIMIT_NAMES)
+        raise InvalidArgument(f"--limit={text!r} must be NAME=VALUE with NAME one of {known}", parameter="limit", value=text)
+    try:
+        number = int(value.strip().replace("_", ""))
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise InvalidArgument(f"--limit={text!r}: {name} must be an int >= 1, not {value.strip()!r}", parameter=name, value=value.strip())
+    return name, number
 
 
 def read_limited(path: Path, limits: CertificateLimits) -> bytes:
@@ -222,12 +247,49 @@ def _expression(tree: Any, limits: CertificateLimits, where: str) -> None:
         if node.get("node") == "Pow" and len(args) == 2:
             exponent = args[1]
             text = exponent.get("rational") if isinstance(exponent, dict) else None
-            if isinstance(text, str):
-                _digits(text, limits, where)
-                match = _RATIONAL.fullmatch(text)
-                if match is not None and (len(match.group(1)) > 4 or abs(int(text.split("/")[0])) > limits.max_exponent):
-                    raise _refuse("max_exponent", f"{where} has the exponent {text[:40]}, beyond ±max_exponent={limits.max_exponent}", text[:40])
+            if not isinstance(text, str):  # the language's powers have integer exponents: an expression there is a tower
+                raise _refuse("max_exponent", f"{where} has a power whose exponent is not a number (only integers within ±max_exponent={limits.max_exponent})")
+            _digits(text, limits, where)
+            match = _RATIONAL.fullmatch(text)
+            if match is not None and (len(match.group(1)) > 4 or abs(int(text.split("/")[0])) > limits.max_exponent):
+                raise _refuse("max_exponent", f"{where} has the exponent {text[:40]}, beyond ±max_exponent={limits.max_exponent}", text[:40])
         stack.extend((item, depth + 1) for item in args)
+    degree = _degree(tree)
+    if degree > limits.max_degree:
+        raise _refuse("max_degree", f"{where} has degree {degree}, more than max_degree={limits.max_degree} (nested powers multiply their exponents)", degree)
+
+
+def _degree(tree: Any) -> int:
+    """A bound on the expression's degree, every number and variable counting 1: products add, a power multiplies by
+    its exponent's magnitude, anything else takes the largest of its arguments.  It bounds the digits an exact
+    evaluation can reach (nested powers, each within max_exponent, multiply: ((r^64)^64)^64 has degree 64^3).
+    Iterative (post-order), so any nesting of the (node-limited) tree is fine."""
+    done: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(tree, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if isinstance(node, list):
+            children: list[Any] = node
+        elif isinstance(node, dict) and isinstance(node.get("args"), list):
+            children = node["args"]
+        else:
+            done[id(node)] = 1
+            continue
+        if not expanded:
+            stack.append((node, True))
+            stack.extend((child, False) for child in children)
+            continue
+        degrees = [done[id(child)] for child in children]
+        kind = node.get("node") if isinstance(node, dict) else None
+        if kind == "Pow" and len(children) == 2:
+            text = children[1].get("rational") if isinstance(children[1], dict) else None
+            match = _RATIONAL.fullmatch(text) if isinstance(text, str) else None
+            done[id(node)] = degrees[0] * (int(match.group(1)) if match is not None else 1)
+        elif kind == "Mul":
+            done[id(node)] = sum(degrees)
+        else:
+            done[id(node)] = max(degrees, default=1)
+    return done[id(tree)]
 
 
 def _domain(domain: Any, limits: CertificateLimits, where: str) -> None:

@@ -131,10 +131,13 @@ def _check(args: argparse.Namespace) -> int:
     2 usage error or input refused by a limit; 3 valid but certifies no ε-DP; 4 could not be re-derived here.
     With several certificates the first of 1, 2, 4, 3, 0 present wins."""
     from ..certificate._check import CheckOutcome, check_certificate, parse_max_epsilon
-    from ..certificate._limits import CertificateLimits
+    from ..certificate._limits import CertificateLimits, parse_limit
 
     try:
-        limits = CertificateLimits(**({"max_bytes": args.max_bytes} if args.max_bytes is not None else {}))
+        raised = dict(parse_limit(text) for text in args.limit or ())
+        if args.max_bytes is not None:
+            raised["max_bytes"] = args.max_bytes
+        limits = CertificateLimits(**raised)
         options: dict[str, Any] = {"limits": limits, "trusted_keys": args.trusted_key or (), "max_epsilon": args.max_epsilon}
         if args.trusted_key:
             from ..certificate._signing import load_trusted_key
@@ -216,6 +219,12 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--max-epsilon", dest="max_epsilon", default=None, help="exit 0 only if the certified ε is <= this (p/q, or an expression in n)")
     check.add_argument("--trusted-key", dest="trusted_key", action="append", default=None, help="Ed25519 PEM public key; repeatable. Only certificates signed by one of them are valid")
     check.add_argument("--max-bytes", dest="max_bytes", type=_bounded_int(1), default=None, help="refuse certificates larger than this (default 1 MiB)")
+    check.add_argument(
+        "--limit",
+        action="append",
+        metavar="NAME=VALUE",
+        help="raise (or lower) one input limit, e.g. max_outputs=1000000 for a large certificate you trust; repeatable (see README)",
+    )
     spec = commands.add_parser("spec", help="list every statement of the source with its status")
     spec.add_argument("--format", choices=("text", "json"), default="text")
     spec.add_argument("--instances", type=_bounded_int(1, 10**6), default=200, help="random instances per statement")
