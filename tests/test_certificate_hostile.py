@@ -236,3 +236,32 @@ def test_arbitrary_expression_trees_never_crash_the_checker(tree, where):
         forged = resealed(data, lambda s: s["predicate"]["options"].__setitem__("claimed", tree))
     report = check_certificate(forged)
     assert report.outcome in (CheckOutcome.INVALID, CheckOutcome.REFUSED), report.problems
+
+
+def test_an_oversized_certificate_in_memory_is_refused_at_once(median):
+    """A dict with a 12-million-record witness (36 MB as JSON) is refused by max_bytes before its digest is computed."""
+    data = copy.deepcopy(median.data)
+    claim(data["certificate"], "sensitivity")["witness"]["dataset1"] = [7] * (12 * 10**6)
+    started = time.process_time()
+    report = check_certificate(data)
+    assert time.process_time() - started < 0.1
+    assert report.outcome is CheckOutcome.REFUSED and report.exit_code == 2 and "max_bytes" in report.problems[0]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**30), 10**30) | st.text(max_size=30),
+    lambda children: st.lists(children, max_size=6) | st.dictionaries(st.text(max_size=8), children, max_size=5),
+    max_leaves=60,
+)
+
+
+@given(_JSON)
+def test_the_in_memory_size_bound_never_exceeds_the_json_text(value):
+    """The size counted for data in memory is a lower bound of its compact JSON: whatever fits a file fits in memory."""
+    from expmech.proofs.certificate._limits import CertificateRefused, check_shape
+
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    check_shape(value, CertificateLimits(max_bytes=len(text.encode())))
+    if len(text) > 4:
+        with pytest.raises(CertificateRefused, match="max_bytes"):
+            check_shape([value] * 8, CertificateLimits(max_bytes=len(text)))

@@ -49,6 +49,8 @@ from expmech.spec._errors import describe
 from expmech.spec._serial import expression_from_json, expression_to_json, rational_from_text
 
 from ..prover import prove_sensitivity
+from ..prover._claims import parse_claim
+from ..prover._likelihood import _parse_claim as _parse_log_claim
 from ._canonical import safe_integer_rows, safe_integers
 
 __all__ = [
@@ -439,6 +441,10 @@ def inputs_from_json(predicate: dict[str, Any]) -> CertificateInputs:
         claimed = expression_from_json(options["claimed"], {"n": DATASET_SIZE})
         if not isinstance(claimed, sympy.Expr):
             raise InvalidArgument("options.claimed must be a numeric expression in n", parameter="claimed", value=None)
+        try:  # evaluated at a few n here, so an ill-formed tree (a Piecewise whose condition is not boolean) is named
+            (_parse_log_claim if isinstance(quality, LogLikelihood) else parse_claim)(claimed)
+        except (TypeError, ArithmeticError) as error:
+            raise InvalidArgument(f"options.claimed is not a numeric expression in n: {type(error).__name__}", parameter="claimed", value=None) from None
     budget = ProverBudget(options["rlimit"], options["timeout_ms"], options["search_size"], options["search_budget"])
     auction = _auction_from_json(options["auction"])
     return CertificateInputs(quality, epsilon0, neighbours, outputs_range, claimed, budget, options["pairs"], options["seed"], auction)

@@ -190,10 +190,21 @@ def parse_json(raw: bytes | str, limits: CertificateLimits, *, what: str = "cert
 
 
 def check_shape(data: Any, limits: CertificateLimits, *, what: str = "certificate") -> None:
-    """Depth, string length, integer digits and exactness of already parsed JSON data (iteratively)."""
+    """Depth, string length, integer digits and exactness of already parsed JSON data (iteratively), and its size:
+    data handed over in memory (not read from a file) is refused by ``max_bytes`` as soon as a lower bound on its
+    compact JSON text (a byte a value, a string's and a key's characters) exceeds it."""
     stack: list[tuple[Any, int]] = [(data, 1)]
+    size = 1  # a byte for every value, counted as it is pushed, plus the characters of strings and keys
+
+    def too_big() -> CertificateRefused:
+        return _refuse("max_bytes", f"the {what} has more than max_bytes={limits.max_bytes} bytes as JSON", size)
+
     while stack:
         value, depth = stack.pop()
+        if isinstance(value, str | dict | list):
+            size += len(value) + (sum(len(key) for key in value if isinstance(key, str)) if isinstance(value, dict) else 0)
+            if size > limits.max_bytes:
+                raise too_big()
         if depth > limits.max_depth:
             raise _refuse("max_depth", f"the {what} is nested deeper than max_depth={limits.max_depth}", depth)
         if isinstance(value, dict):
