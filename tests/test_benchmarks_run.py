@@ -73,18 +73,6 @@ def test_continuous_benchmark_runs():
 
 
 @pytest.mark.slow
-def test_synth_command_benchmark_runs(tmp_path):
-    """bench_synth_command times the whole command on both paths (release alone, with --certificate) at a small size."""
-    spec = importlib.util.spec_from_file_location("bench_synth_command", pathlib.Path(__file__).parent / "benchmarks" / "bench_synth_command.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    csv = tmp_path / "bits.csv"
-    csv.write_text("1,0,1\n0,1,1\n1,1,0\n")
-    assert module.run_once(csv, 3, 2, None) > 0
-    assert module.run_once(csv, 3, 2, tmp_path / "c.json") > 0 and (tmp_path / "c.json").is_file()
-
-
-@pytest.mark.slow
 def test_synthetic_benchmark_runs():
     """bench_synthetic releases and certifies a small (k, m) in process, and times the command with its certificate."""
     path = pathlib.Path(__file__).parent / "benchmarks" / "bench_synthetic.py"

@@ -220,15 +220,15 @@ def test_bad_solver_options_in_the_table_exit_2(project, isolated, capsys, key, 
     assert key in err or "cannot be read" in err
 
 
-@given(st.lists(st.sampled_from(["a", "a", "b", "A b", "A-b", "x y", "x-y", "c"]), min_size=2, max_size=4))
+@given(st.lists(st.sampled_from(["a", "a", "A", "b", "A b", "A-b", "a-B", "x y", "x-y", "c"]), min_size=2, max_size=4))
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_duplicate_names_are_an_error(project, isolated, names):
-    """Two mechanisms with one name — or names giving one certificate file — are refused, naming both."""
+    """Two mechanisms with one name — or names giving one certificate file, also up to case — are refused, naming both."""
     from expmech.proofs.cli._targets import slug
 
     entries = ",\n".join(f'  {{ name = "{n}", quality = "{MODULE}:threshold", epsilon = 1, neighbours = "replace-one" }}' for n in names)
     path = write(project, f"[tool.expmech]\nmechanisms = [\n{entries},\n]\n")
-    stems = [slug(n) for n in names]
+    stems = [slug(n).casefold() for n in names]
     if len(set(stems)) == len(stems):
         assert [t.name for t in load_targets([str(path)]).targets] == names
         return

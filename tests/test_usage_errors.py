@@ -107,3 +107,20 @@ def test_an_empty_target_or_output_is_never_the_current_directory(project, capsy
         code = main(argv)
         err = capsys.readouterr().err
         assert code == 2 and "is empty" in err and repr(value) in err, err
+
+
+@pytest.mark.parametrize("kind", ["empty", "directory", "fifo", "missing", "latin1", "broken"])
+def test_check_of_a_path_that_is_no_certificate_is_exit_2(tmp_path, monkeypatch, capsys, kind):
+    """expmech check on a directory (or "", which is "."), a FIFO, a missing or unreadable file: exit 2, never 4, never a hang."""
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    target = {"empty": "", "directory": "folder", "fifo": "pipe", "missing": "none.json", "latin1": "latin1.json", "broken": "broken.json"}[kind]
+    (tmp_path / "folder").mkdir()
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "latin1.json").write_bytes(b'{"caf\xe9": 1}')
+    (tmp_path / "broken.json").write_text("[1")
+    code = main(["check", target])
+    captured = capsys.readouterr()
+    assert code == 2, captured.out + captured.err
+    assert "internal error" not in captured.out + captured.err and "Traceback" not in captured.err

@@ -121,10 +121,15 @@ def read_limited(path: Path, limits: CertificateLimits) -> bytes:
         raise InvalidArgument(f"certificate={str(path)!r} does not exist", parameter="certificate", value=str(path)) from None
     except OSError as error:
         raise InvalidArgument(f"certificate={str(path)!r} cannot be read: {error}", parameter="certificate", value=str(path)) from None
+    if not path.is_file():  # a directory (Path("") is "."), a FIFO that would block, a device
+        raise InvalidArgument(f"certificate={str(path)!r} is not a regular file", parameter="certificate", value=str(path))
     if size > limits.max_bytes:
         raise _refuse("max_bytes", f"the certificate has {size} bytes, more than max_bytes={limits.max_bytes}", size)
-    with path.open("rb") as handle:
-        raw = handle.read(limits.max_bytes + 1)
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(limits.max_bytes + 1)
+    except OSError as error:
+        raise InvalidArgument(f"certificate={str(path)!r} cannot be read: {error}", parameter="certificate", value=str(path)) from None
     if len(raw) > limits.max_bytes:
         raise _refuse("max_bytes", f"the certificate has more than max_bytes={limits.max_bytes} bytes", len(raw))
     return raw

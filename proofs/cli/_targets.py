@@ -290,15 +290,16 @@ def _check_unique(targets: list[Target]) -> None:
     seen: dict[str, Target] = {}
     for target in targets:
         stem = slug(target.name)
-        if stem in seen:
-            other = seen[stem]
+        key = stem.casefold()  # median.cert.json and Median.cert.json are one file on macOS and Windows
+        if key in seen:
+            other = seen[key]
             clash = "is also the name of" if other.name == target.name else f"gives the same certificate file {stem}.cert.json as {shown(other.name)},"
             raise UsageError(
                 f"{_where(target)}: name={shown(target.name)} {clash} {_where(other)}; give each mechanism its own name",
                 parameter="name",
                 value=target.name,
             )
-        seen[stem] = target
+        seen[key] = target
 
 
 def load_targets(references: list[str], *, cwd: Path | None = None) -> TargetSet:
