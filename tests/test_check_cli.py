@@ -75,3 +75,13 @@ def test_a_large_honest_synth_certificate_is_admitted_by_raised_limits(tmp_path,
     assert "expmech check --limit max_bytes=…" in capsys.readouterr().out
     raised = ["--max-bytes", "100000000", "--limit", "max_expression_nodes=1000000", "--limit", "max_outputs=1000000"]
     assert main(["check", str(certificate), *raised]) == 0, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name, options", [("refuted", []), ("unknown", []), ("valid", ["--max-epsilon", "1/2"])])
+def test_a_certificate_of_no_epsilon_says_why_once(files, name, options, capsys):
+    """Exit 3 with one line: the outcome, the status and the reason — not the reason again as a note."""
+    assert main(["check", str(files[name]), *options]) == 3
+    lines = capsys.readouterr().out.splitlines()
+    reason = "not <= max_epsilon" if options else "no ε-DP claim: the sensitivity is"
+    assert lines[0].startswith("NO-DP") and lines[0].count("valid, but") == 1 and reason in lines[0], lines
+    assert not any(reason in line for line in lines[1:]), lines  # other notes (e.g. no cvc5) may follow

@@ -123,7 +123,8 @@ class CheckReport:
             return f"{self.outcome.value} — {self.problems[0] if self.problems else self.failed}"
         if self.outcome is CheckOutcome.CERTIFIES_DP:
             return f"{self.outcome.value}: ε = {self.epsilon} (status {self.status}), every claim re-derived"
-        return f"{self.outcome.value} (status {self.status}): {self.notes[0] if self.notes else 'no ε-DP claim'}"
+        reason = self.notes[0].removeprefix(f"{self.outcome.value}: ") if self.notes else "no ε-DP claim"
+        return f"{self.outcome.value} (status {self.status}): {reason}"
 
 
 class DerivationCache:
@@ -689,7 +690,7 @@ def _verdict(run: _Check, predicate: dict[str, Any], derivation: Derivation, bou
     assert derivation.epsilon is not None
     if bound is not None and not _within(derivation.epsilon, bound):
         run.outcome = CheckOutcome.NO_DP_CLAIM
-        run.notes.insert(0, f"valid, but its ε = {predicate['epsilon']} is not <= max_epsilon = {bound} for every n")
+        run.notes.insert(0, f"its ε = {predicate['epsilon']} is not <= max_epsilon = {bound} for every n")
         run.checks.append(("max ε", True, f"ε = {predicate['epsilon']} is above max_epsilon = {bound}"))
         return
     run.outcome = CheckOutcome.CERTIFIES_DP

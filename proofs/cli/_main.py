@@ -164,7 +164,8 @@ def _check(args: argparse.Namespace) -> int:
             continue
         print(f"{labels[report.outcome]:8} {item}: {report.summary} (exit {report.exit_code})")
         for note in report.notes:
-            print(f"         note: {note}")
+            if note.removeprefix(f"{report.outcome.value}: ") not in report.summary:  # the summary already says it
+                print(f"         note: {note}")
         codes.append(report.exit_code)
     for code in (EXIT_VIOLATION, EXIT_USAGE, EXIT_INTERNAL, EXIT_INCONCLUSIVE):
         if code in codes:
