@@ -63,12 +63,18 @@ def test_mechanism_sampler_fits_and_has_power(bits, once):
         assert chi_square_pvalue(draw_table(EPSILON * factor, size, bits, once), truth) < ALPHA
 
 
-def test_fresh_call_sampling_fits():
-    """ExponentialMechanism.sample (a table per call) fits the exact distribution."""
-    mech = mechanism(EPSILON)
-    rng = random.Random(SEED)
-    counts = Counter(mech.sample(DATA, rng=rng) for _ in range(5000))
-    assert chi_square_pvalue(counts, exact_probabilities(EPSILON)) > ALPHA
+@pytest.mark.parametrize("measure", [MEASURE, None], ids=["base-measure", "counting-measure"])
+def test_fresh_call_sampling_fits_and_has_power(measure):
+    """ExponentialMechanism.sample (the float-filtered fresh draw, no table) fits the exact law; at 0.7ε and 1.3ε it is rejected."""
+
+    def fresh(epsilon):
+        return ExponentialMechanism(median_quality, epsilon=epsilon, outputs=OUTPUTS, base_measure=measure)
+
+    truth = fresh(EPSILON).distribution(DATA).approximate()
+    for factor, fits in [(1, True), *[(f, False) for f in WRONG_FACTORS]]:
+        mech, rng = fresh(EPSILON * factor), random.Random(SEED)
+        counts = Counter(mech.sample(DATA, rng=rng) for _ in range(20000))
+        assert (chi_square_pvalue(counts, truth) > ALPHA) is fits
 
 
 def test_zero_measure_outputs_are_never_drawn():

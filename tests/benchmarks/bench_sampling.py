@@ -324,7 +324,9 @@ def _ratio(a: float | None, b: float | None) -> str:
 
 
 def _rate(value: float | None) -> str:
-    return "—" if value is None else f"{value:,.0f}"
+    if value is None:
+        return "—"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
 
 
 def main() -> None:
