@@ -75,3 +75,39 @@ def test_readable_layout_parses_to_the_same_data(value):
     text = readable_json(data)
     assert json.loads(text) == data
     assert text == json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) or "[0, 1, 2" in text
+
+
+
+def _refused(value):
+    """Whether the value holds a float or an integer beyond 2**53 − 1 (what a certificate may not hold)."""
+    if isinstance(value, dict):
+        return any(_refused(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_refused(v) for v in value)
+    return isinstance(value, float) or (isinstance(value, int) and not isinstance(value, bool) and abs(value) > SAFE)
+
+
+long_rows = st.integers(256, 400).flatmap(
+    lambda n: st.one_of(
+        st.lists(st.integers(-SAFE, SAFE), min_size=n, max_size=n),
+        st.lists(st.lists(st.integers(-9, 9), min_size=1, max_size=4), min_size=n, max_size=n),
+        st.lists(st.lists(st.integers(-9, 9), min_size=1, max_size=2), min_size=n - 1, max_size=n - 1).flatmap(
+            lambda rows: st.sampled_from([["x"], [1.5], [2**60], 1, [], [[1]]]).flatmap(lambda odd: st.permutations([*rows, odd]))
+        ),
+    )
+)
+
+
+@given(st.dictionaries(st.text(max_size=12) | st.just("expmech"), long_rows | scalars | st.lists(long_rows, max_size=2), max_size=4), st.text(max_size=40))
+def test_long_integer_rows_spliced_in_give_the_packages_bytes(value, text):
+    """canonical_bytes writes long lists of integers (or integer rows) itself and splices them into rfc8785's output: the bytes
+    are the package's on the whole value and the plain reference's, whatever strings sit beside them; a float or a huge
+    integer among the rows is still refused."""
+    import rfc8785
+
+    value = {**value, "note": text, "expmech0": text}
+    if _refused(value):
+        with pytest.raises(InvalidArgument):
+            canonical_bytes(value)
+        return
+    assert canonical_bytes(value) == rfc8785.dumps(value) == slow_canonical(value).encode("utf-8")

@@ -1,7 +1,8 @@
 """Canonical JSON (RFC 8785, JSON Canonicalization Scheme) for the data expmech writes.
 
 :func:`canonical_bytes` is the ``rfc8785`` package's implementation, after
-refusing what a certificate may not hold.  Certificates hold only objects,
+refusing what a certificate may not hold (long lists of safe integers, or of
+rows of them, are written by ``json.dumps`` and spliced in: the same bytes).  Certificates hold only objects,
 arrays, strings, booleans, null and integers of magnitude below 2**53
 (rationals are ``"p/q"`` strings, larger integers strings): floats are
 refused, they have no place in a certificate.  For such data JCS reduces to
@@ -16,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import re
+import secrets
 from typing import Any
 
 import rfc8785
@@ -68,13 +71,63 @@ def _canonical(value: Any, path: str) -> Any:
     raise InvalidArgument(f"{path}={describe(value)} is not JSON data", parameter=path, value=value)
 
 
+#: Lists of safe integers (or of rows of them) at least this long are written without the ``rfc8785`` package.
+_BLOCK = 256
+
+
 def canonical_bytes(value: Any) -> bytes:
-    """The RFC 8785 canonical UTF-8 bytes of ``value`` (by the ``rfc8785`` package); floats and huge integers are refused."""
+    """The RFC 8785 canonical UTF-8 bytes of ``value`` (by the ``rfc8785`` package); floats and huge integers are refused.
+
+    Long lists of safe integers, or of lists of them (a certificate's outputs:
+    10⁵ rows and more), are written by ``json.dumps`` — for integers of
+    magnitude below 2**53 RFC 8785's number form is the decimal integer, so
+    the bytes are the same — and spliced in place of a placeholder string the
+    package writes for them; the placeholder holds a random token that occurs
+    in no string of ``value`` (checked).  Everything else is the package's.
+    """
     _canonical(value, "$")
+    while True:
+        token = "expmech" + secrets.token_hex(16)
+        blocks: list[bytes] = []
+        stripped = _strip(value, token, blocks)
+        if stripped is not _COLLISION:
+            break
     try:
-        return rfc8785.dumps(value)
+        text = rfc8785.dumps(stripped)
     except (rfc8785.CanonicalizationError, UnicodeEncodeError, ValueError) as error:
         raise InvalidArgument(f"the value cannot be canonicalised: {error}", parameter="value", value=None) from None
+    if not blocks:
+        return text
+    return re.sub(b'"' + token.encode() + rb'(\d+)"', lambda match: blocks[int(match.group(1))], text)
+
+
+_COLLISION = object()
+
+
+def _strip(value: Any, token: str, blocks: list[bytes]) -> Any:
+    """``value`` with each long integer list replaced by ``token + index`` (its bytes appended to ``blocks``); _COLLISION if a string holds ``token``."""
+    if isinstance(value, str):
+        return _COLLISION if token in value else value
+    if isinstance(value, dict):
+        result = {}
+        for key, item in value.items():
+            stripped = _strip(item, token, blocks)
+            if stripped is _COLLISION or token in key:
+                return _COLLISION
+            result[key] = stripped
+        return result
+    if isinstance(value, list):
+        if len(value) >= _BLOCK and (safe_integers(value) or (all(type(row) is list for row in value) and safe_integer_rows(value))):
+            blocks.append(json.dumps(value, separators=(",", ":")).encode("ascii"))
+            return f"{token}{len(blocks) - 1}"
+        items = []
+        for item in value:
+            stripped = _strip(item, token, blocks)
+            if stripped is _COLLISION:
+                return _COLLISION
+            items.append(stripped)
+        return items
+    return value
 
 
 def reduced_canonical_bytes(value: Any) -> bytes:
