@@ -205,7 +205,9 @@ class Prover:
         #: first pass: a count's change is bounded by the indicator theorem, with no solver call
         self.theorem_bounds = False
         self.used_theorem = False
-        self.theorem_checks: list[tuple[Any, Any, Fraction, Callable[[dict[str, Any]], Fraction | None]]] = []
+        #: (objective, guard, bound, term, kind): data, not closures over the prover, so no reference cycle keeps
+        #: the proof's z3 context alive after the proof (it is freed then, not at a later garbage collection)
+        self.theorem_checks: list[tuple[Any, Any, Fraction, sympy.Expr, str]] = []
         self._forms: dict[tuple[sympy.Expr, sympy.Expr, str], Maximum | None] = {}
         self._ranges: dict[tuple[sympy.Expr, sympy.Expr], tuple[Maximum, Maximum] | None] = {}
 
@@ -434,25 +436,29 @@ class Prover:
         return bound
 
     def _theorem_change(self, term: sympy.Expr, bound: Fraction) -> None:
-        def evaluate(model: dict[str, Any]) -> Fraction | None:
-            after, before = self.exact(term, model, "b"), self.exact(term, model, "a")
-            return None if after is None or before is None else after - before
-
         guard = _guarded(self.defined(term, "a"), self.defined(term, "b"))
-        self.theorem_checks.append((self.translate(term, "b") - self.translate(term, "a"), guard, bound, evaluate))
+        self.theorem_checks.append((self.translate(term, "b") - self.translate(term, "a"), guard, bound, term, "change"))
 
     def _theorem_term(self, term: sympy.Expr, bound: Fraction) -> None:
         value = self.translate(term, "a")
         guard = self.defined(term, "a")
-        self.theorem_checks.append((value, guard, bound, lambda m: self.exact(term, m, "a")))
-        self.theorem_checks.append((-value, guard, bound, lambda m: _negate(self.exact(term, m, "a"))))
+        self.theorem_checks.append((value, guard, bound, term, "term"))
+        self.theorem_checks.append((-value, guard, bound, term, "negated"))
+
+    def _theorem_value(self, term: sympy.Expr, kind: str, model: dict[str, Any]) -> Fraction | None:
+        """A theorem check's objective at ``model``, exactly (None where undefined)."""
+        if kind == "change":
+            after, before = self.exact(term, model, "b"), self.exact(term, model, "a")
+            return None if after is None or before is None else after - before
+        value = self.exact(term, model, "a")
+        return value if kind == "term" else _negate(value)
 
     def certify_theorem(self) -> bool | None:
         """Check every indicator bound used in one pair of queries: none is exceeded (unsat), one is attained (sat).
 
         Returns whether some bound is attained (None when no bound was used); raises Unknown if z3 cannot confirm.
         """
-        checks = list(dict.fromkeys((o, g, b) for o, g, b, _ in self.theorem_checks))
+        checks = list(dict.fromkeys((o, g, b) for o, g, b, _, _ in self.theorem_checks))
         if not checks:
             return None
         constraints = self.output_domain + self.record_domain["a"] + self.record_domain["b"]
@@ -464,7 +470,7 @@ class Prover:
         if attained.status != "sat" or attained.model is None:
             return False
         model = attained.model
-        if not any((value := evaluate(model)) is not None and value >= bound for _, _, bound, evaluate in self.theorem_checks):
+        if not any((value := self._theorem_value(term, kind, model)) is not None and value >= bound for _, _, bound, term, kind in self.theorem_checks):
             return False
         self.queries.append(Query("a count term attains its indicator bound", "sat", attained))
         self.remember(model)
