@@ -167,7 +167,7 @@ class QualityFunction(_SpecFunction):
             value = self._evaluate(env, records)
         except ZeroDivisionError as error:
             raise QualityError(
-                f"division by zero evaluating {self._label()} at r={_show(output_codes)}{_why(error)}", output=output_codes
+                f"division by zero evaluating {self._label()} at {_show(output_codes)}{_why(error)}", output=output_codes
             ) from None
         return Fraction(value)
 
@@ -193,7 +193,7 @@ class QualityFunction(_SpecFunction):
                 results.append(Fraction(self._evaluate(env, records)))
             except ZeroDivisionError as error:
                 raise QualityError(
-                    f"division by zero evaluating {self._label()} at r={_show(codes)}{_why(error)}", output=codes
+                    f"division by zero evaluating {self._label()} at {_show(codes)}{_why(error)}", output=codes
                 ) from None
         return results
 

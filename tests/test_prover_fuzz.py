@@ -114,6 +114,9 @@ def test_a_division_that_can_see_zero_is_named():
     q = QualityFunction(count(schema["x"] <= outputs["r"]) / (outputs["r"] - 2), schema=schema, outputs=outputs)
     with pytest.raises(QualityError, match=r"1/\(r - 2\) divides by zero at r=2"):
         prove_sensitivity(q, neighbours="replace-one", claimed=1)
+    with pytest.raises(QualityError, match=r"division by zero evaluating .* at r=2 on") as raised:
+        falsify(q, neighbours="replace-one", claimed=1, outputs=q.outputs(), schema=q.schema)
+    assert "r=r" not in str(raised.value)  # the output is named once
     guarded = QualityFunction(
         sympy.Piecewise((count(schema["x"] <= outputs["r"]) / (outputs["r"] - 2), sympy.Ne(outputs["r"], 2)), (0, True)),
         schema=schema,

@@ -175,3 +175,34 @@ def test_proofs_replay_identically_in_any_process():
         assert done.returncode == 0, done.stderr
         runs.append(json.loads(done.stdout))
     assert runs[0] == runs[1]
+
+
+_size_terms = st.one_of(
+    st.builds(lambda a, b, c: a * size() ** 2 + b * size() + c, st.integers(-3, 3), st.integers(-3, 3), st.integers(-3, 3)),
+    st.builds(lambda a, b: a / (size() + b), st.sampled_from([-2, -1, 1, 3]), st.integers(0, 3)),
+    st.builds(lambda a, b: a * size() / (size() + b), st.sampled_from([-1, 1, 2]), st.integers(1, 3)),
+    st.builds(lambda k, c: sympy.Piecewise((k, size() > c), (0, True)), st.integers(1, 3), st.integers(0, 3)),
+    st.builds(lambda a: sympy.Abs(size() - a), st.integers(0, 4)),
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(_size_terms, st.sampled_from([1, "r", "r - 2"]), st.sampled_from(["replace-one", "add-remove"]))
+def test_terms_of_size_alone(term, scale, relation):
+    """c(r)·g(size()): nothing moves under replace-one; under add-remove the bound holds at every size checked
+    (from the empty dataset unless n >= 1 is stated), and a rational g without outputs is proved tight."""
+    schema, space = RecordSchema(x=IntRange(0, 2)), OutputSpace(r=IntRange(0, 3))
+    factor = sympy.sympify(scale, locals={"r": space["r"]})
+    q = QualityFunction(factor * term, schema=schema, outputs=space)
+    result = prove_sensitivity(q, neighbours=relation)
+    if relation == "replace-one":
+        assert result.status is Status.PROVED and result.bound == 0
+        return
+    if scale == 1 and not term.has(sympy.Piecewise):
+        assert result.status is Status.PROVED and result.tight, result.reason
+    if result.status is Status.PROVED:
+        outputs, record = list(q.outputs()), {"x": 0}
+        first = 1 if result.hypotheses else 0
+        for k in range(first, 12):
+            change = max(abs(q([record] * (k + 1), o) - q([record] * k, o)) for o in outputs)
+            assert change <= sympy.Rational(result.bound.subs(n, k)), (k, change, result.bound)

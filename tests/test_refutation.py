@@ -49,6 +49,7 @@ def _share(examples: int, seed: int) -> tuple[float, list]:
 def test_wrong_claims_are_refuted():
     """At least 95 % of generated wrong claims are REFUTED with a counterexample that really exceeds them."""
     share, missed = _share(60, 0)
+    print(f"refutation completeness: {share:.1%} REFUTED; not refuted: {missed}")
     assert share >= 0.95, missed
 
 
@@ -58,3 +59,18 @@ def test_wrong_claims_are_refuted_at_scale():
     share, missed = _share(400, 1)
     print(f"refutation completeness: {share:.1%} REFUTED; not refuted: {missed}")
     assert share >= 0.95, missed
+
+
+def test_the_share_can_fail(monkeypatch):
+    """Mutation check: a prover whose refutation search stops at 3 records (the old defect) falls below 95 %."""
+    from expmech.proofs.prover import _sensitivity
+
+    original = _sensitivity.search_sizes
+
+    def small(prover, sizes, threshold_at, **options):
+        return original(prover, [s for s in sizes if s <= 3], threshold_at, **options)
+
+    monkeypatch.setattr(_sensitivity, "search_sizes", small)
+    share, _ = _share(60, 0)
+    print(f"mutant (search up to 3 records): {share:.1%} REFUTED")
+    assert share < 0.95

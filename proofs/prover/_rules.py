@@ -33,7 +33,11 @@ resulting bound does it certify each form's exact per-output maximum with z3.
 ``Δ(c·a) <= max_r |c(r)| · Δa`` for ``c`` free of the data; ``Δ(nᵏ·a) = nᵏ·Δa``
 under replace-one (n is fixed); ``Δ|a| <= Δa``; ``ΔMax/Min(a, b) <= max(Δa,
 Δb)``; a ``Piecewise`` whose conditions are free of the data ``<= max`` over
-its branches.  Where none applies the prover raises :class:`NoRule`.
+its branches; a term ``g(size())`` whose only data is the size does not move
+under replace-one and moves by exactly ``|g(n + 1) − g(n)|`` under add-remove
+(``1/size()``: ``1/(n(n + 1))``; a change of small degree, derived for n >= 1 and
+checked exactly at n = 0 where q is defined there).  Where none applies the
+prover raises :class:`NoRule`.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ import z3
 from expmech.spec import DATASET_SIZE, Count, Mean, Neighbours, QualityError, QualityFunction, Size, Total
 from expmech.spec._quality import _compile
 
+from ._claims import at_least, value_at
 from ._encoding import Codes, codes_from_model, domain_constraint, variables
 from ._z3bridge import Query, QueryResult, Translator, bool_val, check, is_nonlinear, maximise, q
 
@@ -66,6 +71,8 @@ SEARCH_QUERY_COST = 20_000  # the least a search query is charged, so their numb
 #: What all of one proof's joint-encoding queries may use together (a deep expression gives up early).
 JOINT_TOTAL = 1_000_000
 AGGREGATES = (Count, Total, Mean, Size)
+SIZE_DEGREE = 4  # a term of size() alone under add-remove: the largest degree of its change's numerator/denominator
+SIZE_OPERATIONS = 40  # ... and the most operations of a change that is not a rational function
 ZERO = sympy.Integer(0)
 
 
@@ -202,6 +209,8 @@ class Prover:
         self._translators = {tag: Translator({**self.records[tag], **self.output_vars}) for tag in ("a", "b")}
         self._lifted: dict[tuple[sympy.Basic, bool], sympy.Expr] = {}
         self._constants: dict[sympy.Expr, Fraction | None] = {}
+        #: whether q may be defined on the empty dataset (set by the proof once known; True is the cautious default)
+        self.empty_defined = True
         #: first pass: a count's change is bounded by the indicator theorem, with no solver call
         self.theorem_bounds = False
         self.used_theorem = False
@@ -552,6 +561,8 @@ class Prover:
             except Unknown:
                 if not isinstance(expr, sympy.Add | sympy.Mul):
                     raise
+        if form is None and size_only(expr) and (self.neighbours is Neighbours.REPLACE_ONE or not expr.free_symbols):
+            return self._size_change(expr)
         if isinstance(expr, sympy.Add):
             parts = [arg for arg in expr.args if has_data(arg)]
             linear = [arg for arg in parts if linear_form(arg) is not None]
@@ -599,6 +610,46 @@ class Prover:
                     raise NoRule(f"a Piecewise condition {pair.cond} that depends on the data")
             return _largest([self.lift(pair.expr) for pair in expr.args])
         raise NoRule(f"no rule for {type(expr).__name__}")
+
+
+    def _size_change(self, expr: sympy.Expr) -> sympy.Expr:
+        """The change of a term whose only data is ``size()``: none under replace-one (the size is kept);
+        under add-remove ``|g(n + 1) − g(n)|`` exactly, for a term without outputs (``c(r)·g(size())`` is a product).
+
+        The expression in ``n`` (a positive symbol) is derived for n >= 1; at n = 0 it must equal
+        ``|g(1) − g(0)|`` evaluated exactly, unless q is undefined on the empty dataset (else no rule)."""
+        if self.neighbours is Neighbours.REPLACE_ONE:
+            return ZERO
+        at = expr.xreplace({Size(): n})
+        change = at.xreplace({n: n + 1}) - at
+        # kept small: the sign of a high-degree polynomial costs the solver seconds
+        try:
+            if max(sympy.degree(part, n) for part in sympy.fraction(sympy.cancel(at))) > SIZE_DEGREE + 1:
+                raise NoRule(f"a term {expr} of size() of degree above {SIZE_DEGREE + 1}")
+            change = sympy.cancel(change)
+            if max(sympy.degree(part, n) for part in sympy.fraction(change)) > SIZE_DEGREE:
+                raise NoRule(f"a term {expr} of size() of degree above {SIZE_DEGREE}")
+            change = sympy.factor(change)
+        except sympy.PolynomialError:
+            if sympy.count_ops(change) > SIZE_OPERATIONS:
+                raise NoRule(f"a term {expr} of size() too large for the size rule") from None
+        if at_least(change, ZERO, start=1).holds:
+            bound = change
+        elif at_least(-change, ZERO, start=1).holds:
+            bound = -change
+        else:
+            bound = sympy.Abs(change)
+        if self.empty_defined:
+            first, empty = (value_at(expr.xreplace({Size(): sympy.Integer(k)}), 0) for k in (1, 0))
+            if first is None or empty is None or value_at(bound, 0) != abs(first - empty):
+                raise NoRule(f"a term {expr} of size() whose change from the empty dataset is not that of n >= 1")
+        return bound
+
+
+def size_only(expr: sympy.Basic) -> bool:
+    """Whether the data enters ``expr`` through ``size()`` alone (and does enter it)."""
+    found = expr.atoms(*AGGREGATES)
+    return bool(found) and all(isinstance(a, Size) for a in found)
 
 
 def _guarded(guard: Any, condition: Any) -> Any:

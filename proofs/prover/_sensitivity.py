@@ -345,6 +345,7 @@ def _prove(
     prover = Prover(quality, relation, rlimit, timeout_ms)
     defined = analyse_definedness(quality, add_remove=add_remove, rlimit=rlimit, timeout_ms=timeout_ms)
     prover.queries.extend(defined.queries)
+    prover.empty_defined = defined.empty
     start = 0 if add_remove and defined.empty else 1
     hypotheses: list[str] = []
     if add_remove and not defined.empty:

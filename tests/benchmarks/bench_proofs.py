@@ -91,7 +91,8 @@ def timed(call: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
     return statistics.median(times), result
 
 
-def catalogue() -> None:
+def catalogue() -> float:
+    """The catalogue's table; returns the largest per-entry median (seconds)."""
     print("| entry | neighbours | claimed Δq | verdict | bound | tight | median s |")
     print("|---|---|---|---|---|---|---:|")
     total_start = time.perf_counter()
@@ -113,6 +114,20 @@ def catalogue() -> None:
         q = entry.quality
         seconds, result = timed(lambda: falsify(q, neighbours=entry.neighbours, claimed=entry.claimed_sensitivity, outputs=q.outputs(), schema=q.schema))
         print(f"| {entry.name} | {result.status} | {result.found_at} | {seconds:.2f} |")
+    return max(medians)
+
+
+def steadiness(times: dict[int, float]) -> float:
+    """max / median of the times over all sizes."""
+    return max(times.values()) / statistics.median(times.values())
+
+
+def targets(measured: list[tuple[str, str, bool]]) -> None:
+    """The issue's targets against this run's figures."""
+    print("| target | measured | met |")
+    print("|---|---|---|")
+    for target, figure, met in measured:
+        print(f"| {target} | {figure} | {'yes' if met else 'NO'} |")
 
 
 def medians(sizes: list[int], passes: int = 5) -> dict[int, float]:
@@ -217,8 +232,9 @@ def main() -> None:
     parser.add_argument("--plot", metavar="FILE.png", help="write the families' curves to a PNG")
     args = parser.parse_args()
     quick = args.quick
+    slowest: float | None = None
     if not quick:
-        catalogue()
+        slowest = catalogue()
         print()
     curves = {
         "median over IntRange(0, N)": medians(list(range(1, 17)) if quick else list(range(1, 1025))),
@@ -229,6 +245,18 @@ def main() -> None:
     curves["max_over: prove + check"] = max_overs([5, 10] if quick else [10, 25, 50, 100, 200])
     print()
     curves["output grid points"] = grids([10, 100] if quick else [10, 100, 1000, 10_000])
+    print()
+    median_times, nesting_times = curves["median over IntRange(0, N)"], curves["nesting depth"]
+    max_over_times, grid_times = curves["max_over: prove + check"], curves["output grid points"]
+    deepest, widest, largest = max(nesting_times), max(max_over_times), max(grid_times)
+    measured = [] if slowest is None else [("every catalogue entry < 1 s", f"slowest median {slowest:.3f} s", slowest < 1)]
+    measured += [
+        (f"median over IntRange(0, N), N = 1..{max(median_times)}: max/median < 3×", f"{steadiness(median_times):.2f}× (CPU)", steadiness(median_times) < 3),
+        (f"nesting depth {deepest} < 2 s", f"{nesting_times[deepest]:.3f} s", nesting_times[deepest] < 2),
+        (f"max_over with {widest} indices proved and checked < 5 s", f"{max_over_times[widest]:.2f} s", max_over_times[widest] < 5),
+        (f"an output grid of {largest} points < 5 s", f"{grid_times[largest]:.3f} s", grid_times[largest] < 5),
+    ]
+    targets(measured)
     if args.plot:
         plot(curves, args.plot)
         print(f"\ncurves written to {args.plot}")
