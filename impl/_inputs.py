@@ -131,18 +131,23 @@ def check_base_measure(base_measure: Any, outputs: tuple[Hashable, ...]) -> tupl
 
 
 def _natural_measure(base_measure: Mapping[Any, Any], outputs: tuple[Hashable, ...]) -> tuple[Fraction, ...] | None:
-    """A mapping (keys already checked) of plain ints >= 0, not all 0, as Fractions; None for every other case.
+    """A mapping (keys already checked) of plain ints or Fractions >= 0, not all 0, as Fractions; None for every other case.
 
     One Fraction per distinct value: a large range with few distinct
-    multiplicities (e.g. multinomial counts) is converted in a few passes.
+    multiplicities (e.g. multinomial counts, or a certificate's measure read
+    back as Fractions) is converted in a few passes.  Anything else — another
+    type, a negative value, all zeros — is left to the per-value check, which
+    names the output.
     """
     try:
         values = [base_measure[r] for r in outputs]
     except (KeyError, TypeError):
         return None
-    if not values or set(map(type, values)) != {int} or min(values) < 0 or not any(values):
+    if not values or not set(map(type, values)) <= {int, Fraction}:
         return None
     fractions = {value: Fraction(value) for value in set(values)}
+    if min(fractions.values()) < 0 or not any(fractions.values()):
+        return None
     return tuple(fractions[value] for value in values)
 
 

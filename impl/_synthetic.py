@@ -243,6 +243,7 @@ class SyntheticDataMechanism:
         self._on_data = self._matrix @ type_counts
         self._levels: dict[Fraction, int] | None = None
         self._gap_cache: np.ndarray | None = None
+        self._tuples: list[tuple[int, ...]] | None = None
 
     @property
     def exponent_scale(self) -> Fraction:
@@ -251,7 +252,13 @@ class SyntheticDataMechanism:
 
     def multisets(self) -> Iterator[tuple[int, ...]]:
         """Every synthetic dataset as a count vector over the 2^k records, in :func:`_compositions` order."""
-        return map(tuple, _tables(self.m, len(self.records), self._matrix).counts.tolist())
+        return iter(self._count_tuples())
+
+    def _count_tuples(self) -> list[tuple[int, ...]]:
+        """The count vectors as tuples of ints, built once (the outputs and the base measure's keys share them)."""
+        if self._tuples is None:
+            self._tuples = list(map(tuple, _tables(self.m, len(self.records), self._matrix).counts.tolist()))
+        return self._tuples
 
     def multiplicity(self, counts: Sequence[int]) -> int:
         """The number of ordered tuples with these counts: ``m! / Π c_x!``."""
@@ -358,12 +365,12 @@ class SyntheticDataMechanism:
 
     def output_list(self) -> list[tuple[int, ...]]:
         """The multisets as outputs of :meth:`quality_function` (count tuples), materialised."""
-        return list(self.multisets())
+        return list(self._count_tuples())
 
     def base_measure(self) -> dict[tuple[int, ...], int]:
         """The multinomial counts (ints) as a base measure over :meth:`output_list`."""
         tables = _tables(self.m, len(self.records), self._matrix)
-        return dict(zip(self.multisets(), tables.multiplicities.tolist()))
+        return dict(zip(self._count_tuples(), tables.multiplicities.tolist()))
 
     def dataset_records(self) -> list[dict[str, bool]]:
         """The data as records of :meth:`quality_function`'s schema."""

@@ -39,7 +39,7 @@ from expmech.spec import Booleans, IntRange, QualityFunction
 from expmech.spec._errors import InvalidType, QualityError, describe
 from expmech.spec._language import Count, EncodedOutputs, Mean, Size, Total
 
-from ._rationals import RationalArray, Undefined, integer_array
+from ._rationals import LIMIT, RationalArray, Undefined, integer_array
 
 __all__ = ["OutputBatch", "RecordBatch", "VectorisedQuality"]
 
@@ -61,6 +61,9 @@ class OutputBatch:
     columns: Mapping[sympy.Symbol, RationalArray]
     size: int
     codes: Sequence[Codes] | None = None  # the interpreter's per-output codes, when already known
+    #: What depends on the outputs alone (the stacked output matrix, linear forms in them), kept across
+    #: evaluations of this batch on many datasets; a slice starts with its own.
+    cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def slice(self, start: int, stop: int) -> OutputBatch:
         """The outputs ``start … stop − 1``."""
@@ -88,8 +91,10 @@ class _Env:
     outputs: Mapping[sympy.Symbol, RationalArray]  # each 1 × N
     sizes: RationalArray  # M × 1
     size_bound: int  # the largest dataset size
-    linear: dict[int, np.ndarray | None] = field(default_factory=dict)  # group -> rows (see _LinearForms)
-    stacked: tuple[np.ndarray, dict[sympy.Symbol, int], int] | None | bool = False  # see output_matrix
+    #: The batch's cache (OutputBatch.cache): values that depend on the outputs alone, e.g. the linear
+    #: forms of a _LinearForms (key: the forms object and a group of rows) and the stacked output matrix.
+    shared: dict[Any, Any] = field(default_factory=dict)
+    local: dict[Any, Any] = field(default_factory=dict)  # the same for this evaluation only, past the batch's cache limit
 
     def output_matrix(self) -> tuple[np.ndarray, dict[sympy.Symbol, int], int] | None:
         """The output columns stacked as a float64 ``V × N`` matrix, their row indices and ``max |value|``.
@@ -98,23 +103,26 @@ class _Env:
         1) of magnitude below ``2^53``, so each value is exact in float64;
         None otherwise.  Built once per batch.
         """
-        if self.stacked is False:
+        if "stacked" not in self.shared:
             columns = list(self.outputs.items())
             size = max((c.num.size for _, c in columns), default=0)
             plain = all(type(c.den) is int and c.den == 1 and c.num.dtype == np.int64 and c.num.size == size for _, c in columns)
             largest = max((c.bound for _, c in columns), default=0)
             if columns and size and plain and largest < _FLOAT_EXACT:
                 matrix = np.vstack([c.num.reshape(-1) for _, c in columns]).astype(np.float64)
-                self.stacked = (matrix, {symbol: i for i, (symbol, _) in enumerate(columns)}, largest)
+                self.shared["stacked"] = (matrix, {symbol: i for i, (symbol, _) in enumerate(columns)}, largest)
             else:
-                self.stacked = None
-        return self.stacked  # type: ignore[return-value]
+                self.shared["stacked"] = None
+        return self.shared["stacked"]  # type: ignore[no-any-return]
 
 
 #: Integers below this are exact in float64, and so are sums and products of them that stay below it.
 _FLOAT_EXACT = 1 << 53
 #: Elements of the float64 block of linear forms computed at once (see _LinearForms).
 _LINEAR_BLOCK = 1 << 22
+#: Bytes of linear forms an OutputBatch keeps across evaluations (beyond them, forms are recomputed per evaluation).
+_CACHE_LIMIT = 1 << 26
+_CACHE_BYTES = "linear-form bytes"
 
 
 Node = Callable[[_Env], Value]
@@ -227,6 +235,7 @@ class VectorisedQuality:
             outputs={s: _column(c, axis=1) for s, c in outputs.columns.items()},
             sizes=RationalArray.integers(counts.sum(axis=1, keepdims=True)),
             size_bound=int(counts.sum(axis=1).max()) if counts.size else 0,
+            shared=outputs.cache,
         )
         try:
             value = self._root(env)
@@ -341,6 +350,9 @@ def _compile(expr: sympy.Basic, scope: _Scope) -> Node:
 
         def extreme(a: Value, b: Value) -> Value:
             x, y = _number(a), _number(b)
+            fast = _extreme_int64(x, y, larger)
+            if fast is not None:
+                return fast
             order = x.compare(y)
             return x.select(order >= 0 if larger else order <= 0, y)
 
@@ -368,6 +380,23 @@ def _compile(expr: sympy.Basic, scope: _Scope) -> Node:
 
 class _Unsupported(TypeError):
     pass
+
+
+def _extreme_int64(x: RationalArray, y: RationalArray, larger: bool) -> RationalArray | None:
+    """``max(x, y)`` (or ``min``) elementwise by one numpy call, when both share a scalar denominator after scaling
+    to their lcm and every scaled numerator provably fits int64 (bounds below ``LIMIT``); else None."""
+    a, b = x.den, y.den
+    if type(a) is not int or type(b) is not int or x.num.dtype != np.int64 or y.num.dtype != np.int64:
+        return None
+    common = a * b // math.gcd(a, b)
+    fa, fb = common // a, common // b
+    bound_x, bound_y = x.bound * fa, y.bound * fb
+    if bound_x >= LIMIT or bound_y >= LIMIT:
+        return None
+    left = x.num if fa == 1 else x.num * np.int64(fa)
+    right = y.num if fb == 1 else y.num * np.int64(fb)
+    pick = np.maximum if larger else np.minimum
+    return RationalArray(pick(left, right), common, max(bound_x, bound_y))._reduced()
 
 
 def _plus(a: Value, b: Value) -> Value:
@@ -414,16 +443,37 @@ class _LinearForms:
             return None
         height = max(1, _LINEAR_BLOCK // max(matrix.shape[1], 1))
         group = row // height
-        if group not in env.linear:
-            rows = range(group * height, min(len(self.weights), (group + 1) * height))
-            block = np.zeros((len(rows), matrix.shape[0]))
-            for i, r in enumerate(rows):
-                for a, symbol in self.weights[r]:
-                    block[i, index[symbol]] += a
-            env.linear[group] = block @ matrix
-        values = env.linear[group]
-        assert values is not None
+        key = (self, group)
+        values = env.shared.get(key)
+        if values is None:
+            values = env.local.get(key)
+        if values is None:
+            values = self._group(group, height, matrix, index, largest)
+            used = env.shared.get(_CACHE_BYTES, 0) + values.nbytes
+            if used <= _CACHE_LIMIT:  # kept for the batch's next datasets
+                env.shared[key] = values
+                env.shared[_CACHE_BYTES] = used
+            else:
+                env.local[key] = values
         return values[row - group * height].astype(np.int64).reshape(1, -1), total * largest
+
+    def _group(self, group: int, height: int, matrix: np.ndarray, index: dict[sympy.Symbol, int], largest: int) -> np.ndarray:
+        """Rows ``group·height …`` of ``W`` times the output matrix, as integers (rows not exact in float64: zeros, never read)."""
+        rows = range(group * height, min(len(self.weights), (group + 1) * height))
+        block = np.zeros((len(rows), matrix.shape[0]))
+        for i, r in enumerate(rows):
+            for a, symbol in self.weights[r]:
+                block[i, index[symbol]] += a
+        bounds = [self.totals[r] * max(largest, 1) for r in rows]
+        exact = np.array([b < _FLOAT_EXACT for b in bounds])
+        top = max((b for b in bounds if b < _FLOAT_EXACT), default=0)
+        dtype = np.int16 if top < (1 << 15) else np.int32 if top < (1 << 31) else np.int64
+        products = block @ matrix
+        if not exact.all():
+            products[~exact] = 0
+        values = products.astype(dtype)  # exact rows: integers below 2^53, so exact in float64 and in dtype
+        values.flags.writeable = False
+        return values
 
 
 @dataclass(frozen=True)

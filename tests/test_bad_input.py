@@ -5,6 +5,8 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from expmech.impl import ExponentialMechanism, PermuteAndFlip, sample_bernoulli, sample_bernoulli_exp
 from expmech.spec import ExpMechError, InvalidArgument, InvalidType, QualityError
@@ -142,3 +144,35 @@ def test_permute_and_flip_validates_like_the_mechanism():
         PermuteAndFlip(q, epsilon=0, outputs=[0])
     with pytest.raises(InvalidArgument, match="empty"):
         PermuteAndFlip(q, epsilon=1, outputs=[])
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(-3, 40),
+            st.fractions(min_value=-2, max_value=9, max_denominator=7),
+            st.sampled_from([0, Fraction(0), 1.5, True, -0.0, "2", None]),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_base_measure_mappings_of_ints_and_fractions_equal_the_per_value_check(values):
+    """A mapping of ints and Fractions (one conversion per distinct value) gives what checking each value gives:
+    the same Fractions, or the same error naming the first bad output."""
+    from expmech.impl._inputs import check_base_measure
+    from expmech.spec._validate import nonnegative_rational
+
+    outputs = tuple(range(len(values)))
+    mapping = dict(zip(outputs, values))
+    try:
+        expected = tuple(nonnegative_rational(mapping[r], name=f"base_measure[{r!r}]") for r in outputs)
+        if not any(expected):
+            raise InvalidArgument("base_measure is 0 at every output", parameter="base_measure", value=None)
+    except (InvalidArgument, TypeError) as error:
+        with pytest.raises(type(error)) as raised:
+            check_base_measure(mapping, outputs)
+        assert str(raised.value).split(";")[0] == str(error).split(";")[0]
+        return
+    result = check_base_measure(mapping, outputs)
+    assert result == expected and all(type(v) is Fraction for v in result)

@@ -111,3 +111,11 @@ def test_long_integer_rows_spliced_in_give_the_packages_bytes(value, text):
             canonical_bytes(value)
         return
     assert canonical_bytes(value) == rfc8785.dumps(value) == slow_canonical(value).encode("utf-8")
+
+
+@given(st.dictionaries(st.text(max_size=6), long_rows | st.lists(long_rows, max_size=2), max_size=3))
+def test_readable_layout_of_long_rows_with_strangers_inside_parses_to_the_same_data(value):
+    """Long lists of rows written on one line (rows of scalars) or indented (anything else: a float, a nested list,
+    an empty row, a bare number among them): json.loads gives back the data either way."""
+    text = readable_json({"certificate": value})
+    assert json.loads(text) == {"certificate": value}

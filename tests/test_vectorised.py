@@ -175,3 +175,45 @@ def test_encoded_outputs_behave_as_the_list_of_dicts():
     assert list(single.encode_all([5, 0])) == [single.encode(5), single.encode(0)]
     with pytest.raises(InvalidArgument):
         single.encode_all([6])
+
+
+@st.composite
+def extremes_of_linear_forms(draw):
+    """Max/Min of many |data term − Σ c·r| (the synthetic-data quality's shape), unevaluated, with mixed denominators,
+    coefficients up to 2^60 and a constant beside them."""
+    names = [f"r{i}" for i in range(draw(st.integers(4, 6)))]
+    bound = draw(st.sampled_from([4, 4, 2**40, 2**55]))  # 2^55: no form is exact in float64
+    schema = RecordSchema(x=IntRange(0, 5))
+    space = OutputSpace({name: IntRange(-bound, bound) for name in names})
+    small = st.one_of(st.integers(1, 3), st.integers(-3, -1), st.fractions(min_value=-5, max_value=5, max_denominator=12))
+    huge = st.sampled_from([2**52, -(2**60)])
+    data_terms = [count(schema["x"] >= 2) / size(), total(schema["x"]) / 3, sympy.Rational(7, 3), size()]
+    args = []
+    for _ in range(draw(st.integers(3, 8))):
+        coefficient = huge if draw(st.integers(0, 4)) == 0 else small  # now and then a form past the float64 bound
+        linear = sympy.Add(*[draw(coefficient) * space[name] for name in names])
+        args.append(sympy.Abs(draw(st.sampled_from(data_terms)) - linear, evaluate=False))
+    args.append(sympy.Rational(draw(st.integers(-50, 50)), draw(st.integers(1, 2**40))))
+    kind = draw(st.sampled_from([sympy.Max, sympy.Min]))
+    return QualityFunction(-kind(*args, evaluate=False), schema=schema, outputs=space)
+
+
+@settings(max_examples=60)
+@given(st.data(), extremes_of_linear_forms(), st.booleans())
+def test_extremes_of_many_linear_forms_on_one_batch_agree_with_the_interpreter(data, quality, tiny_cache):
+    """One encoded batch scored on several datasets (its linear forms kept between them, or — past the cache's
+    limit — recomputed each time): every score equals the interpreter's; Max/Min by one numpy call where the
+    scaled numerators fit int64, by exact comparison elsewhere."""
+    from unittest import mock
+
+    from expmech.impl import _vectorised
+
+    evaluator = VectorisedQuality(quality)
+    points = data.draw(st.lists(outputs(quality.output_space), min_size=1, max_size=8))
+    batch = evaluator.encode_outputs(points)
+    with mock.patch.object(_vectorised, "_CACHE_LIMIT", 0 if tiny_cache else _vectorised._CACHE_LIMIT):
+        for _ in range(3):
+            dataset = data.draw(datasets(quality.schema, min_size=1, max_size=5))
+            assert evaluator.scores(dataset, batch).to_list() == quality.scores(dataset, points)
+    if tiny_cache:
+        assert not [key for key in batch.cache if isinstance(key, tuple)]  # nothing kept past the limit

@@ -48,8 +48,12 @@ def safe_integer_rows(rows: list[Any] | tuple[Any, ...]) -> bool:
 _TEXT = {str, bool, type(None)}
 
 
-def _canonical(value: Any, path: str) -> Any:
-    """``value`` checked (only JSON data a certificate may hold) and with every object's keys sorted."""
+def _canonical(value: Any, path: str, blocks: set[int] | None = None) -> Any:
+    """``value`` checked (only JSON data a certificate may hold) and with every object's keys sorted.
+
+    With ``blocks``, the ids of the long lists :func:`canonical_bytes` writes by ``json.dumps`` (see
+    :func:`_is_block`) are added to it, so they are checked once.
+    """
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if isinstance(value, int):
@@ -59,20 +63,30 @@ def _canonical(value: Any, path: str) -> Any:
     if isinstance(value, float):
         raise InvalidArgument(f"{path}={value!r} is a float; certificates hold exact values only", parameter=path, value=value)
     if isinstance(value, list):
-        if set(map(type, value)) <= _TEXT or safe_integers(value) or safe_integer_rows(value):
-            return value  # strings, safe integers or lists of them, checked in a few passes (e.g. a certificate's outputs)
-        return [_canonical(item, f"{path}[{i}]") for i, item in enumerate(value)]
+        if set(map(type, value)) <= _TEXT:
+            return value
+        if safe_integers(value) or safe_integer_rows(value):
+            if blocks is not None and _is_block(value):
+                blocks.add(id(value))
+            return value  # safe integers or lists of them, checked in a few passes (e.g. a certificate's outputs)
+        return [_canonical(item, f"{path}[{i}]", blocks) for i, item in enumerate(value)]
     if isinstance(value, dict):
         for key in value:
             if not isinstance(key, str):
                 raise InvalidArgument(f"{path} has a non-string key {describe(key)}", parameter=path, value=key)
         keys = sorted(value, key=lambda k: k.encode("utf-16-be"))
-        return {key: _canonical(value[key], f"{path}.{key}") for key in keys}
+        return {key: _canonical(value[key], f"{path}.{key}", blocks) for key in keys}
     raise InvalidArgument(f"{path}={describe(value)} is not JSON data", parameter=path, value=value)
 
 
 #: Lists of safe integers (or of rows of them) at least this long are written without the ``rfc8785`` package.
 _BLOCK = 256
+
+
+def _is_block(checked: list[Any]) -> bool:
+    """Whether a list already found to be safe integers or rows of them is written by ``json.dumps``: long,
+    and of ints or of lists (rows given as tuples go through the package)."""
+    return len(checked) >= _BLOCK and (type(checked[0]) is int or all(type(row) is list for row in checked))
 
 
 def canonical_bytes(value: Any) -> bytes:
@@ -85,11 +99,12 @@ def canonical_bytes(value: Any) -> bytes:
     package writes for them; the placeholder holds a random token that occurs
     in no string of ``value`` (checked).  Everything else is the package's.
     """
-    _canonical(value, "$")
+    checked: set[int] = set()
+    _canonical(value, "$", checked)  # the ids stay valid: value holds every list until this function returns
     while True:
         token = "expmech" + secrets.token_hex(16)
         blocks: list[bytes] = []
-        stripped = _strip(value, token, blocks)
+        stripped = _strip(value, token, blocks, checked)
         if stripped is not _COLLISION:
             break
     try:
@@ -104,25 +119,28 @@ def canonical_bytes(value: Any) -> bytes:
 _COLLISION = object()
 
 
-def _strip(value: Any, token: str, blocks: list[bytes]) -> Any:
-    """``value`` with each long integer list replaced by ``token + index`` (its bytes appended to ``blocks``); _COLLISION if a string holds ``token``."""
+def _strip(value: Any, token: str, blocks: list[bytes], checked: set[int]) -> Any:
+    """``value`` with each long integer list replaced by ``token + index`` (its bytes appended to ``blocks``); _COLLISION if a string holds ``token``.
+
+    ``checked`` holds the ids of the lists :func:`_canonical` found to be such blocks.
+    """
     if isinstance(value, str):
         return _COLLISION if token in value else value
     if isinstance(value, dict):
         result = {}
         for key, item in value.items():
-            stripped = _strip(item, token, blocks)
+            stripped = _strip(item, token, blocks, checked)
             if stripped is _COLLISION or token in key:
                 return _COLLISION
             result[key] = stripped
         return result
     if isinstance(value, list):
-        if len(value) >= _BLOCK and (safe_integers(value) or (all(type(row) is list for row in value) and safe_integer_rows(value))):
+        if id(value) in checked:
             blocks.append(json.dumps(value, separators=(",", ":")).encode("ascii"))
             return f"{token}{len(blocks) - 1}"
         items = []
         for item in value:
-            stripped = _strip(item, token, blocks)
+            stripped = _strip(item, token, blocks, checked)
             if stripped is _COLLISION:
                 return _COLLISION
             items.append(stripped)

@@ -4,25 +4,30 @@
 encoder (the C encoder serves only the compact form): for a range of 52,360
 outputs of 32 counts that is 1.7 million lines and seconds of work.  Here the
 structure is indented as usual, but each long list of scalars (or of rows of
-integers) is written on one line by the C encoder.  Only white space differs
+scalars) is written on one line by the C encoder.  Only white space differs
 from the indented form: the parsed JSON, and so the digest over its canonical
 form, is the same.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import secrets
 from typing import Any
-
-from ._canonical import safe_integer_rows
 
 __all__ = ["readable_json"]
 
 #: Lists at least this long are written on one line.
 _LONG = 16
 _SCALARS = (int, str, bool, type(None))
+_SCALAR_TYPES = set(_SCALARS)
+
+
+def _scalar_rows(value: list[Any]) -> bool:
+    """Whether ``value`` is a list of non-empty lists of scalars (a layout question only: one type pass, no magnitudes)."""
+    return all(type(row) is list and row for row in value) and set(map(type, itertools.chain.from_iterable(value))) <= _SCALAR_TYPES
 
 
 def readable_json(data: Any) -> str:
@@ -34,7 +39,7 @@ def readable_json(data: Any) -> str:
         if isinstance(value, dict):
             return {key: shrink(item) for key, item in value.items()}
         if isinstance(value, list):
-            if len(value) >= _LONG and (all(isinstance(item, _SCALARS) for item in value) or safe_integer_rows(value)):
+            if len(value) >= _LONG and (all(isinstance(item, _SCALARS) for item in value) or _scalar_rows(value)):
                 compact.append(json.dumps(value, ensure_ascii=False, separators=(", ", ": ")))
                 return f"{token}:{len(compact) - 1}"
             return [shrink(item) for item in value]
