@@ -77,7 +77,7 @@ def _quad(quality, dataset, epsilon, density, cuts, lo, hi, weight=lambda value:
     return mpmath.quad(integrand, points)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(st.data())
 def test_normaliser_cdf_and_mean_agree_with_quadrature(data):
     """Z, a CDF value and E[q] equal mpmath's quadrature (30 digits) of the interpreter's q."""
