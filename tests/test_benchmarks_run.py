@@ -74,11 +74,12 @@ def test_continuous_benchmark_runs():
 
 @pytest.mark.slow
 def test_synthetic_benchmark_runs():
-    """bench_synthetic releases and certifies a small (k, m) in process, and times the command with its certificate."""
+    """bench_synthetic releases and certifies a small (k, m) in process, and times the command with its certificate and the check of it."""
     path = pathlib.Path(__file__).parent / "benchmarks" / "bench_synthetic.py"
     spec = importlib.util.spec_from_file_location("bench_synthetic", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     levels, release, certificate = module.in_process(2, 2, repeats=1)
-    assert levels > 0 and release >= 0 and certificate > 0
-    assert module.command_seconds(2, 2, certificate=True, repeats=1) > 0
+    assert levels > 0 and release >= 0 and certificate.wall > 0 and certificate.cpu > 0
+    synth, check = module.command_seconds(2, 2, certificate=True, repeats=1, check=True)
+    assert synth.wall > 0 and synth.cpu > 0 and check is not None and check.wall > 0 and check.cpu > 0

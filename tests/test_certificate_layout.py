@@ -119,3 +119,36 @@ def test_readable_layout_of_long_rows_with_strangers_inside_parses_to_the_same_d
     an empty row, a bare number among them): json.loads gives back the data either way."""
     text = readable_json({"certificate": value})
     assert json.loads(text) == {"certificate": value}
+
+
+@given(
+    st.lists(
+        st.lists(st.integers(-6, 6) | st.sampled_from([True, {"integer": "3"}, {"rational": "1/2"}]), min_size=2, max_size=2),
+        min_size=1,
+        max_size=12,
+        unique_by=lambda row: json.dumps(row),
+    )
+)
+def test_a_finite_range_read_from_rows_of_ints_equals_the_value_by_value_reading(rows):
+    """FiniteRange.from_json reads rows of plain ints in one pass: the same outputs, or the same refusal, as decoding
+    every value (a bool, an {"integer"} or a {"rational"} among them takes the value-by-value path)."""
+    from unittest import mock
+
+    from expmech.proofs.certificate import _inputs
+    from expmech.spec import IntRange, OutputSpace, QualityFunction, RecordSchema, count
+
+    schema = RecordSchema(x=IntRange(0, 1))
+    space = OutputSpace(a=IntRange(-5, 5), b=IntRange(-5, 5))
+    quality = QualityFunction(count(schema["x"] >= 1) - space["a"] + space["b"], schema=schema, outputs=space)
+    data = {"kind": "finite", "outputs": rows, "base_measure": ["1"] * len(rows)}
+
+    def read():
+        try:
+            return _inputs.FiniteRange.from_json(data, quality)
+        except InvalidArgument as error:
+            return str(error)
+
+    fast = read()
+    with mock.patch.object(_inputs, "safe_integer_rows", lambda value: False):
+        slow = read()
+    assert fast == slow

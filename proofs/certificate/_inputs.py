@@ -184,7 +184,11 @@ class FiniteRange:
     @classmethod
     def from_json(cls, data: dict[str, Any], quality: Quality) -> FiniteRange:
         """Rebuild from a certificate: outputs in the output space, distinct, one base-measure value >= 0 each, not all 0."""
-        outputs = [decode_output(r) for r in data["outputs"]]
+        raw = data["outputs"]
+        if isinstance(raw, list) and safe_integer_rows(raw):  # rows of plain ints decode to themselves, as tuples
+            outputs: list[Hashable] = [tuple(r) for r in raw]
+        else:
+            outputs = [decode_output(r) for r in raw]
         measure = [rational_from_text(m, name=f"mechanism.range.base_measure[{i}]") for i, m in enumerate(data["base_measure"])]
         if len(measure) != len(outputs):
             raise InvalidArgument(

@@ -7,18 +7,25 @@ Not collected by pytest.  For each (k, m), on n = 50 random k-bit records
 * ``expmech synth bits.csv --m M --epsilon 1 --alpha 1/4 --delta 1/10 --seed 1``,
   timed end to end as a user runs it (a fresh process: start-up and imports
   included), without and with ``--certificate cert.json``;
+* ``expmech check cert.json`` on the certificate the second command wrote
+  (exit 0 required; with the ``--max-bytes``/``--limit`` flags a certificate
+  past the default input limits needs), up to 100,000 multisets;
 * inside one process, the exact release (q-levels, exact usefulness, one
   draw) and ``certify(...)`` alone (the certificate generation, part of the
   second command: z3 proof of GS_q <= 1/n, monotonicity, exact conformance,
   canonical digest).
 
-Each figure is the median of three runs (one for the largest sizes).
+Each figure is the median of three runs (one for the largest sizes); a command (and
+``certify``, with its process CPU time) is
+shown as wall-clock seconds with its CPU seconds (user + system) in brackets.  The
+process start-up (``expmech --version``) is timed beside them.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -26,6 +33,7 @@ import tempfile
 import time
 from math import comb
 from pathlib import Path
+from typing import NamedTuple
 
 from expmech.impl._synthetic import SyntheticDataMechanism, halfspaces
 from expmech.proofs import certify
@@ -40,24 +48,54 @@ def records(k: int, n: int = 50, seed: int = 1) -> list[tuple[int, ...]]:
     return [tuple(rng.randint(0, 1) for _ in range(k)) for _ in range(n)]
 
 
-def command_seconds(k: int, m: int, *, certificate: bool, repeats: int) -> float:
-    """Median wall-clock seconds of the ``expmech synth`` command on a fresh CSV (exit code 0 required)."""
+#: ``expmech check`` flags admitting synth certificates past the default input limits (a (5, 4) one is 6 MB).
+CHECK_FLAGS = ["--max-bytes", "100000000", "--limit", "max_expression_nodes=1000000", "--limit", "max_outputs=1000000"]
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _median_seconds(command: list[str], repeats: int) -> Timing:
+    """Median wall-clock seconds of ``command`` (exit code 0 required) and the CPU seconds (user + system) of that run."""
+    runs = []
+    for _ in range(repeats):
+        cpu, start = _children_cpu(), time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True)
+        runs.append(Timing(time.perf_counter() - start, _children_cpu() - cpu))
+    return sorted(runs, key=lambda t: t.wall)[len(runs) // 2]
+
+
+class Timing(NamedTuple):
+    """Wall-clock and CPU seconds of one command (the CPU time is what an idle machine's wall clock would roughly show)."""
+
+    wall: float
+    cpu: float
+
+    def __str__(self) -> str:
+        return f"{self.wall:.2f} ({self.cpu:.2f})"
+
+
+def command_seconds(k: int, m: int, *, certificate: bool, repeats: int, check: bool = False) -> tuple[Timing, Timing | None]:
+    """Median wall-clock seconds of the ``expmech synth`` command on a fresh CSV (exit code 0 required) and, with
+    ``check``, of ``expmech check`` on the certificate it wrote (exit code 0 required)."""
     with tempfile.TemporaryDirectory() as folder:
         csv = Path(folder) / "bits.csv"
         csv.write_text("\n".join(",".join(map(str, r)) for r in records(k)) + "\n", encoding="utf-8")
         command = [sys.executable, "-m", "expmech.proofs.cli", "synth", str(csv), "--m", str(m), *ARGS]
+        cert = Path(folder) / "cert.json"
         if certificate:
-            command += ["--certificate", str(Path(folder) / "cert.json")]
-        times = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            subprocess.run(command, check=True, capture_output=True)
-            times.append(time.perf_counter() - start)
-        return statistics.median(times)
+            command += ["--certificate", str(cert)]
+        seconds = _median_seconds(command, repeats)
+        checked = None
+        if certificate and check:
+            checked = _median_seconds([sys.executable, "-m", "expmech.proofs.cli", "check", str(cert), *CHECK_FLAGS], repeats)
+        return seconds, checked
 
 
-def in_process(k: int, m: int, *, repeats: int) -> tuple[int, float, float]:
-    """Levels kept, seconds of the exact release, seconds of ``certify`` alone (medians)."""
+def in_process(k: int, m: int, *, repeats: int) -> tuple[int, float, Timing]:
+    """Levels kept, seconds of the exact release, seconds of ``certify`` alone (medians; certify with its process CPU seconds)."""
     data = records(k)
     release, certificate, levels = [], [], 0
     for _ in range(repeats):
@@ -67,12 +105,12 @@ def in_process(k: int, m: int, *, repeats: int) -> tuple[int, float, float]:
         float(mech.probability_error_at_least("1/4"))
         mech.sample(rng=random.Random(1))
         release.append(time.perf_counter() - start)
-        start = time.perf_counter()
+        cpu, start = time.process_time(), time.perf_counter()
         cert = certify(mech.quality_function(), epsilon=mech.exponent_scale, neighbours="replace-one", claimed=1 / DATASET_SIZE,
                        outputs=mech.output_list(), base_measure=mech.base_measure(), pairs=2, search_budget=20_000)
-        certificate.append(time.perf_counter() - start)
+        certificate.append(Timing(time.perf_counter() - start, time.process_time() - cpu))
         assert cert.epsilon is not None
-    return levels, statistics.median(release), statistics.median(certificate)
+    return levels, statistics.median(release), sorted(certificate, key=lambda t: t.wall)[len(certificate) // 2]
 
 
 def main() -> None:
@@ -80,15 +118,19 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="sizes up to (4, 4) only")
     args = parser.parse_args()
     sizes = [s for s in SIZES if not args.quick or s <= (4, 4)]
-    print("| k | m | multisets | q-levels kept | `expmech synth` s | `expmech synth --certificate` s | exact release s (in process) | certify s (in process) |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    startup = _median_seconds([sys.executable, "-m", "expmech.proofs.cli", "--version"], 3)
+    print(f"start-up (`expmech --version`): {startup} s; commands: wall-clock s (CPU s, user + system)")
+    print("| k | m | multisets | q-levels kept | `expmech synth` s | `expmech synth --certificate` s | `expmech check` s "
+          "| exact release s (in process) | certify s (in process) |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for k, m in sizes:
         multisets = comb(2**k + m - 1, m)
         repeats = 3 if multisets < 100_000 else 1
-        alone = command_seconds(k, m, certificate=False, repeats=repeats)
-        with_certificate = command_seconds(k, m, certificate=True, repeats=repeats)
+        alone, _ = command_seconds(k, m, certificate=False, repeats=repeats)
+        with_certificate, checked = command_seconds(k, m, certificate=True, repeats=repeats, check=multisets < 100_000)
         levels, release, certificate = in_process(k, m, repeats=repeats)
-        print(f"| {k} | {m} | {multisets:,} | {levels} | {alone:.2f} | {with_certificate:.2f} | {release:.2f} | {certificate:.2f} |")
+        shown = "—" if checked is None else str(checked)
+        print(f"| {k} | {m} | {multisets:,} | {levels} | {alone} | {with_certificate} | {shown} | {release:.2f} | {certificate} |")
 
 
 if __name__ == "__main__":
