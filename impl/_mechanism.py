@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from expmech.spec._errors import InvalidArgument, describe, readable
+from expmech.spec._errors import ExpMechError, InvalidArgument, describe, readable
 
 from ._exactreal import ExpRatio, LogExpRatio
 from ._expsum import DEFAULT_MAX_PRECISION, ExpSum
@@ -126,6 +126,25 @@ class ExponentialMechanism:
         attaining the maximum.
         """
         return self.distribution(dataset1).privacy_loss(self.distribution(dataset2))
+
+    def privacy_losses(self, pairs: Iterable[tuple[Any, Any]]) -> list[PrivacyLoss]:
+        """``privacy_loss(dataset1, dataset2)`` of each pair, in order, equal to it pair by pair.
+
+        The scores of a spec quality on all the datasets are computed in one
+        vectorised batch (as fast as one dataset for a handful of them).  When
+        the batch raises, the pairs are taken one by one, so the error is the
+        one ``privacy_loss`` raises on the first pair that fails.
+        """
+        items = list(pairs)
+        kind = type(self)
+        if kind.distribution is not ExponentialMechanism.distribution or kind.privacy_loss is not ExponentialMechanism.privacy_loss:
+            return [self.privacy_loss(first, second) for first, second in items]  # a range's own distributions
+        try:
+            rows = self._score_function.many([dataset for pair in items for dataset in pair])
+        except ExpMechError:
+            return [self.privacy_loss(first, second) for first, second in items]
+        build = Distribution._build
+        return [build(self, rows[2 * j]).privacy_loss(build(self, rows[2 * j + 1])) for j in range(len(items))]
 
     def expected_quality(self, dataset: Any) -> ExpRatio:
         """The exact ``E[q(dataset, E_q^ε(dataset))]``; use ``.enclose(bits)`` for rational bounds."""

@@ -19,7 +19,7 @@ A quality that raises, or returns NaN, an infinity or a non-number, gets a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -75,6 +75,17 @@ class ScoreFunction:
         for r in outputs:
             values.append(_convert_one(_guarded(quality, dataset, r, label="quality", output=r), r))
         return RationalArray.of(values)
+
+
+    def many(self, datasets: Sequence[Any]) -> list[RationalArray]:
+        """The exact scores of every output on each dataset, equal to ``self(dataset)`` one by one; a spec
+        quality scores them all in one vectorised batch (see :meth:`VectorisedQuality.scores_many`)."""
+        if self._vectorised is None or len(datasets) < 2:
+            return [self(dataset) for dataset in datasets]
+        if self._batch is None:
+            self._batch = self._vectorised.encode_outputs(self._outputs)
+        matrix = self._vectorised.scores_many(datasets, self._batch)
+        return [matrix[j] for j in range(len(datasets))]
 
 
 def _guarded(function: Callable[..., Any], dataset: Any, argument: Any, *, label: str, output: Any) -> Any:

@@ -189,11 +189,22 @@ class VectorisedQuality:
 
     def dataset(self, dataset: Any) -> tuple[RecordBatch, np.ndarray]:
         """One dataset, validated, as its distinct records and a ``1 × K`` count matrix."""
-        encoded = self._quality.encode_dataset(dataset)
+        return self.datasets([dataset])
+
+    def datasets(self, datasets: Sequence[Any]) -> tuple[RecordBatch, np.ndarray]:
+        """Datasets, each validated in turn, as the distinct records of them all (in order of first
+        occurrence) and an ``M × K`` count matrix (a row per dataset)."""
         symbols = self._field_symbols
-        tally = Counter(tuple(record[s] for s in symbols) for record in encoded)
-        distinct = [dict(zip(symbols, key)) for key in tally]
-        counts = np.array([list(tally.values())], dtype=np.int64).reshape(1, len(tally))
+        columns: dict[tuple[Any, ...], int] = {}
+        tallies = []
+        for dataset in datasets:
+            encoded = self._quality.encode_dataset(dataset)
+            tallies.append(Counter(columns.setdefault(tuple(record[s] for s in symbols), len(columns)) for record in encoded))
+        counts = np.zeros((len(tallies), len(columns)), dtype=np.int64)
+        for row, tally in enumerate(tallies):
+            for column, copies in tally.items():
+                counts[row, column] = copies
+        distinct = [dict(zip(symbols, key)) for key in columns]
         return self.records(distinct), counts
 
     # -- evaluation ------------------------------------------------------------------
@@ -204,6 +215,13 @@ class VectorisedQuality:
         records, counts = self.dataset(dataset)
         result = self.evaluate(records, counts, batch)
         return result[0]
+
+    def scores_many(self, datasets: Sequence[Any], outputs: OutputBatch | Sequence[Any]) -> RationalArray:
+        """``q(D_j, r_k)`` for every dataset and output, exactly, as an ``M × N`` :class:`RationalArray`
+        (row ``j`` equals ``scores(datasets[j], outputs)``), evaluated in one batch."""
+        batch = outputs if isinstance(outputs, OutputBatch) else self.encode_outputs(outputs)
+        records, counts = self.datasets(datasets)
+        return self.evaluate(records, counts, batch)
 
     def evaluate(self, records: RecordBatch, counts: np.ndarray, outputs: OutputBatch) -> RationalArray:
         """The exact matrix ``q(D_j, r_k)``, shape ``(M, N)``.

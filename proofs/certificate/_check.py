@@ -312,7 +312,9 @@ def _unwrap(run: _Check, data: Any, keys: list[Any]) -> dict[str, Any]:
     except CertificateRefused as error:
         raise run.fail("content limits", str(error), CheckOutcome.REFUSED) from None
     run.passed("content limits", "expression size and exponents, digits, records, domains, budgets")
-    errors = list(_validator().iter_errors({"certificate": statement, "digest": data["digest"]}))
+    from ._schema import schema_errors
+
+    errors = schema_errors({"certificate": statement, "digest": data["digest"]}, _validator())
     if errors:
         raise run.fail("schema", _schema_message(statement, errors))
     run.passed("schema", "JSON Schema draft 2020-12, every object closed")

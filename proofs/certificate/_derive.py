@@ -212,7 +212,8 @@ def _conformance(inputs: CertificateInputs, mech: ExponentialMechanism, epsilon:
     quality = inputs.quality
     checks, violations = [], []
     largest = Fraction(0)
-    for index in range(inputs.pairs):
+    pairs = []
+    for _ in range(inputs.pairs):
         first = [random_record(quality, rng) for _ in range(rng.randint(1, 6))]
         extra = random_record(quality, rng)
         if inputs.neighbours is Neighbours.REPLACE_ONE:
@@ -220,8 +221,9 @@ def _conformance(inputs: CertificateInputs, mech: ExponentialMechanism, epsilon:
             second = first[:position] + [extra] + first[position + 1 :]
         else:
             second = first + [extra]
+        pairs.append((first, second))
+    for index, ((first, second), loss) in enumerate(zip(pairs, mech.privacy_losses(pairs))):  # the scores in one batch
         bound = epsilon_at(epsilon, len(first))
-        loss = mech.privacy_loss(first, second)
         if getattr(loss, "infinite", False):  # over an infinite range the loss may be unbounded
             entry = {"dataset1": encode_value(first), "dataset2": encode_value(second), "epsilon_at_n": rational_text(bound),
                      "loss_lower_bound": "oo", "loss_upper_bound": "oo", "within_epsilon": False}
