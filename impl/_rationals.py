@@ -347,6 +347,8 @@ class RationalArray:
             bound = max(self.bound * fa, other.bound * fb)
             return RationalArray(np.where(mask, left, right), common, bound)._reduced()
         num = np.where(mask, self.num, other.num)
+        if _is_object(a) or _is_object(b):  # a denominator past int64 (a scalar one would overflow np.where)
+            a, b = _objects(a), _objects(b)
         den = np.where(mask, a, b)
         return RationalArray(num, den, max(self.bound, other.bound))._reduced()
 

@@ -409,7 +409,7 @@ def _extreme_int64(x: RationalArray, y: RationalArray, larger: bool) -> Rational
     common = a * b // math.gcd(a, b)
     fa, fb = common // a, common // b
     bound_x, bound_y = x.bound * fa, y.bound * fb
-    if bound_x >= LIMIT or bound_y >= LIMIT:
+    if bound_x >= LIMIT or bound_y >= LIMIT or fa >= LIMIT or fb >= LIMIT:  # a zero bound does not make a huge factor fit
         return None
     left = x.num if fa == 1 else x.num * np.int64(fa)
     right = y.num if fb == 1 else y.num * np.int64(fb)

@@ -51,10 +51,10 @@ def readable(value: Any) -> str:
         return "[" + ", ".join(readable(v) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{readable(k)}: {readable(v)}" for k, v in value.items()) + "}"
-    if type(value).__module__.startswith("sympy") and getattr(value, "is_Rational", False) is True:
+    if (type(value).__module__ or "").startswith("sympy") and getattr(value, "is_Rational", False) is True:
         return readable(Fraction(int(value.p), int(value.q)))
     try:
-        return str(value) if type(value).__module__.startswith("sympy") else repr(value)
+        return str(value) if (type(value).__module__ or "").startswith("sympy") else repr(value)
     except Exception:  # noqa: BLE001 - a message about a value must never fail on the value's own repr
         return f"<{type(value).__qualname__} object>"
 

@@ -25,7 +25,7 @@ from typing import Any
 import sympy
 import z3
 
-from expmech.spec import DATASET_SIZE, InvalidArgument, InvalidType
+from expmech.spec import DATASET_SIZE, ExpMechError, InvalidArgument, InvalidType
 from expmech.spec._errors import describe
 
 from ._z3bridge import Translator, check, int_var, real_var
@@ -49,10 +49,82 @@ def value_at(expr: sympy.Expr, size: int) -> Fraction | None:
     return Fraction(int(value.p), int(value.q))
 
 
+#: The largest degree of a claim's powers (the product of the exponents of nested powers).
+MAX_CLAIM_DEGREE = 256
+
+_LANGUAGE = "rationals, n, + - * /, integer powers, Max, Min, Abs and Piecewise with conditions on n"
+_RELATIONS = (sympy.Eq, sympy.Ne, sympy.Lt, sympy.Le, sympy.Gt, sympy.Ge)
+
+
+def _refused(written: Any, problem: str) -> InvalidArgument:
+    return InvalidArgument(f"claimed={describe(written)} {problem}", parameter="claimed", value=written)
+
+
+def _check_language(value: sympy.Basic, written: Any) -> None:
+    """Refuse, naming the offending part, a claim not built from the claim language (iteratively).
+
+    Number atoms other than rationals (``oo``, ``pi``, floats, …) pass here:
+    the value checks refuse them by what they are worth.
+    """
+    stack: list[tuple[sympy.Basic, int, bool]] = [(value, 1, False)]  # (node, degree so far, a condition?)
+    while stack:
+        node, degree, condition = stack.pop()
+        if condition:
+            if isinstance(node, sympy.logic.boolalg.BooleanAtom):
+                continue
+            if isinstance(node, _RELATIONS):
+                stack.extend((arg, degree, False) for arg in node.args)
+                continue
+            if isinstance(node, sympy.And | sympy.Or | sympy.Not):
+                stack.extend((arg, degree, True) for arg in node.args)
+                continue
+            raise _refused(written, f"has the condition {describe(node)}; a Piecewise condition compares expressions in n (And, Or, Not of them)")
+        if not isinstance(node, sympy.Expr):
+            raise _refused(written, f"holds {describe(node)}, which is not a number; a claim is built from {_LANGUAGE}")
+        if node.is_Atom:
+            if node.is_Symbol and node != n:
+                raise _refused(written, f"holds the symbol {node}; a claim's only variable is n (expmech.spec.DATASET_SIZE)")
+            if not node.is_Symbol and not node.is_number:
+                raise _refused(written, f"holds {describe(node)}; a claim is built from {_LANGUAGE}")
+            continue
+        if isinstance(node, sympy.Add | sympy.Mul | sympy.Max | sympy.Min | sympy.Abs):
+            stack.extend((arg, degree, False) for arg in node.args)
+        elif isinstance(node, sympy.Pow):
+            exponent = node.exp
+            if not isinstance(exponent, sympy.Integer):
+                raise _refused(written, f"has the power {describe(node)}; a claim's exponents are integers")
+            degree *= max(1, abs(int(exponent)))
+            if degree > MAX_CLAIM_DEGREE:
+                raise _refused(written, f"has powers of degree above {MAX_CLAIM_DEGREE} ({describe(node)})")
+            stack.append((node.base, degree, False))
+        elif isinstance(node, sympy.Piecewise):
+            for pair in node.args:
+                stack.append((pair.cond, degree, True))
+                stack.append((pair.expr, degree, False))
+        else:
+            raise _refused(written, f"holds {describe(node)}; a claim is built from {_LANGUAGE}")
+
+
 def parse_claim(claimed: Any) -> sympy.Expr | None:
-    """A claimed Δq as a sympy expression in ``n`` (None stays None); refused by name unless >= 0 and exact."""
+    """A claimed Δq as a sympy expression in ``n`` (None stays None); refused by name unless >= 0 and exact.
+
+    A claim is built from :data:`_LANGUAGE`; anything else — another
+    function or symbol, a boolean, a Piecewise whose condition is not one, a
+    power of degree above :data:`MAX_CLAIM_DEGREE`, a value sympy cannot
+    evaluate — raises :class:`InvalidArgument` naming ``claimed`` and its value.
+    """
     if claimed is None:
         return None
+    try:
+        return _parse_claim(claimed)
+    except ExpMechError:
+        raise
+    except (ArithmeticError, AttributeError, LookupError, RecursionError, TypeError, ValueError, sympy.SympifyError) as error:
+        # sympy refusing an ill-formed expression (a Piecewise condition that is a number, …): the claim's fault
+        raise _refused(claimed, f"is not a claim sympy can evaluate ({type(error).__name__}: {' '.join(str(error).split())[:120]})") from None
+
+
+def _parse_claim(claimed: Any) -> sympy.Expr:
     written = claimed
     if isinstance(claimed, str):
         if not claimed.strip() or any(c not in "0123456789n+-*/() " for c in claimed) or "**" in claimed or len(claimed) > 200:
@@ -75,6 +147,7 @@ def parse_claim(claimed: Any) -> sympy.Expr | None:
             parameter="claimed",
             value=written,
         )
+    _check_language(value, written)
     for size in (1, 2, 3, 10, 1000):
         at = value_at(value, size)
         if at is None or at < 0:

@@ -22,6 +22,7 @@ UNKNOWN, never a proof.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -31,7 +32,7 @@ import sympy
 import z3
 
 from expmech.impl import LogLinear
-from expmech.spec import InvalidArgument, InvalidType, LogLikelihood, Neighbours, QualityError
+from expmech.spec import ExpMechError, InvalidArgument, InvalidType, LogLikelihood, Neighbours, QualityError
 from expmech.spec._errors import describe, readable
 
 from .._outcome import Status
@@ -177,18 +178,34 @@ def _candidates(space: Any) -> list[dict[sympy.Symbol, Any]]:
     return [dict(combo) for combo in itertools.product(*per_variable)]
 
 
+#: A claim's text: integers, log( ), + - * / and parentheses (no ``**``: sympify would evaluate a tower of powers).
+_LOG_TEXT = re.compile(r"[0-9log()+\-*/ ]*")
+
+
 def _parse_claim(claimed: Any) -> sympy.Expr | None:
+    """A claimed Δq ``c0 + Σ cᵢ·log(ρᵢ)`` >= 0 as a sympy expression (None stays None); anything else — a text
+    with other characters, a boolean, a container, a value sympy cannot read — raises :class:`InvalidArgument`
+    naming ``claimed`` and its value."""
     if claimed is None:
         return None
-    try:
-        value = sympy.sympify(claimed)
-        LogLinear.from_sympy(value)
-    except (sympy.SympifyError, TypeError, InvalidArgument):
+    refused = InvalidArgument(
+        f"claimed={describe(claimed)} must be a Δq of the form c0 + sum c_i*log(rho_i) with rationals, e.g. sympy.log(9)",
+        parameter="claimed",
+        value=claimed,
+    )
+    if isinstance(claimed, str) and (len(claimed) > 200 or "**" in claimed or not _LOG_TEXT.fullmatch(claimed)):
         raise InvalidArgument(
-            f"claimed={describe(claimed)} must be a Δq of the form c0 + sum c_i*log(rho_i) with rationals, e.g. sympy.log(9)",
+            f"claimed={describe(claimed)} must be written with integers, log( ), + - * / and parentheses (at most 200 characters)",
             parameter="claimed",
             value=claimed,
-        ) from None
+        )
+    try:
+        value = sympy.sympify(claimed, locals={"log": sympy.log}) if isinstance(claimed, str) else sympy.sympify(claimed, strict=True)
+        LogLinear.from_sympy(value)
+    except ExpMechError:
+        raise refused from None
+    except (ArithmeticError, AttributeError, LookupError, RecursionError, SyntaxError, TypeError, ValueError, sympy.SympifyError):
+        raise refused from None
     if LogLinear.from_sympy(value) < 0:
         raise InvalidArgument(f"claimed={describe(claimed)} must be >= 0", parameter="claimed", value=claimed)
     return value
