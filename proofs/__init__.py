@@ -1,23 +1,43 @@
 """expmech.proofs: evidence — sensitivity proofs, falsifiers, conformance, sampler audits, the command."""
 
-from .certificate._build import Certificate, certify
-from .certificate._check import CheckOutcome, CheckReport, check_certificate
-from .certificate._limits import CertificateLimits
-from .conformance._truthfulness import TruthfulnessReport, check_truthfulness
-from .prover._falsify import FalsificationResult, exhaustive_check, falsify, falsify_privacy
-from .prover._monotone import MonotonicityResult, prove_monotone
-from ._outcome import Status
-from .prover._sensitivity import SensitivityResult, Witness, prove_sensitivity
-from ._assertions import DPInconclusive, DPViolation, assert_dp, assert_sensitivity
-from .audit import (
-    AuditCase,
-    AuditResult,
-    AuditStatus,
-    SamplerError,
-    SamplerMismatch,
-    assert_sampler_matches,
-    audit_sampler,
-)
+import typing as _typing
+
+from expmech.spec._exports import lazy_exports as _lazy_exports
+
+_EXPORTS = {
+    ".certificate._build": ("Certificate", "certify"),
+    ".certificate._check": ("CheckOutcome", "CheckReport", "check_certificate"),
+    ".certificate._limits": ("CertificateLimits",),
+    ".conformance._truthfulness": ("TruthfulnessReport", "check_truthfulness"),
+    ".prover._falsify": ("FalsificationResult", "exhaustive_check", "falsify", "falsify_privacy"),
+    ".prover._monotone": ("MonotonicityResult", "prove_monotone"),
+    "._outcome": ("Status",),
+    ".prover._sensitivity": ("SensitivityResult", "Witness", "prove_sensitivity"),
+    "._assertions": ("DPInconclusive", "DPViolation", "assert_dp", "assert_sensitivity"),
+    ".audit": ("AuditCase", "AuditResult", "AuditStatus", "SamplerError", "SamplerMismatch", "assert_sampler_matches", "audit_sampler"),
+}
+
+if _typing.TYPE_CHECKING:
+    from .certificate._build import Certificate, certify
+    from .certificate._check import CheckOutcome, CheckReport, check_certificate
+    from .certificate._limits import CertificateLimits
+    from .conformance._truthfulness import TruthfulnessReport, check_truthfulness
+    from .prover._falsify import FalsificationResult, exhaustive_check, falsify, falsify_privacy
+    from .prover._monotone import MonotonicityResult, prove_monotone
+    from ._outcome import Status
+    from .prover._sensitivity import SensitivityResult, Witness, prove_sensitivity
+    from ._assertions import DPInconclusive, DPViolation, assert_dp, assert_sensitivity
+    from .audit import (
+        AuditCase,
+        AuditResult,
+        AuditStatus,
+        SamplerError,
+        SamplerMismatch,
+        assert_sampler_matches,
+        audit_sampler,
+    )
+else:
+    __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "AuditCase",

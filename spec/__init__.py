@@ -4,48 +4,70 @@ The quality-function language and the statements of the source, in sympy.
 This layer imports nothing from ``expmech.impl`` or ``expmech.proofs``.
 """
 
-from ._domains import Booleans, Categories, Domain, Grid, IntRange, RationalRange
-from ._errors import (
-    DivergentNormaliser,
-    ExpMechError,
-    InvalidArgument,
-    InvalidType,
-    PrecisionExhausted,
-    QualityError,
-)
-from ._identities import IDENTITIES
-from ._language import (
-    DATASET_SIZE,
-    Count,
-    Mean,
-    OutputSpace,
-    RecordSchema,
-    Size,
-    Total,
-    count,
-    max_over,
-    mean,
-    min_over,
-    size,
-    total,
-)
-from ._likelihood import BetaPrior, LogLikelihood, likelihood_from_json, likelihood_to_json
-from ._neighbours import Neighbours
-from ._privacy import derive_epsilon
-from ._quality import QualityFunction
-from ._ranges import (
-    BaseMeasure,
-    Counting,
-    Geometric,
-    Lebesgue,
-    PiecewiseDensity,
-    PiecewiseGeometric,
-    measure_from_json,
-    measure_to_json,
-)
-from ._serial import quality_from_json, quality_to_json, rational_from_text, rational_text
-from ._source import STATEMENTS, statement
-from ._statements import Hypothesis, ProofStep, Statement, StepCheck, StepStatus, check_step, check_steps
+import typing as _typing
+
+from ._exports import lazy_exports as _lazy_exports
+
+_EXPORTS = {
+    "._domains": ("Booleans", "Categories", "Domain", "Grid", "IntRange", "RationalRange"),
+    "._errors": ("DivergentNormaliser", "ExpMechError", "InvalidArgument", "InvalidType", "PrecisionExhausted", "QualityError"),
+    "._identities": ("IDENTITIES",),
+    "._language": ("DATASET_SIZE", "Count", "Mean", "OutputSpace", "RecordSchema", "Size", "Total", "count", "max_over", "mean", "min_over", "size", "total"),
+    "._likelihood": ("BetaPrior", "LogLikelihood", "likelihood_from_json", "likelihood_to_json"),
+    "._neighbours": ("Neighbours",),
+    "._privacy": ("derive_epsilon",),
+    "._quality": ("QualityFunction",),
+    "._ranges": ("BaseMeasure", "Counting", "Geometric", "Lebesgue", "PiecewiseDensity", "PiecewiseGeometric", "measure_from_json", "measure_to_json"),
+    "._serial": ("quality_from_json", "quality_to_json", "rational_from_text", "rational_text"),
+    "._source": ("STATEMENTS", "statement"),
+    "._statements": ("Hypothesis", "ProofStep", "Statement", "StepCheck", "StepStatus", "check_step", "check_steps"),
+}
+
+if _typing.TYPE_CHECKING:
+    from ._domains import Booleans, Categories, Domain, Grid, IntRange, RationalRange
+    from ._errors import (
+        DivergentNormaliser,
+        ExpMechError,
+        InvalidArgument,
+        InvalidType,
+        PrecisionExhausted,
+        QualityError,
+    )
+    from ._identities import IDENTITIES
+    from ._language import (
+        DATASET_SIZE,
+        Count,
+        Mean,
+        OutputSpace,
+        RecordSchema,
+        Size,
+        Total,
+        count,
+        max_over,
+        mean,
+        min_over,
+        size,
+        total,
+    )
+    from ._likelihood import BetaPrior, LogLikelihood, likelihood_from_json, likelihood_to_json
+    from ._neighbours import Neighbours
+    from ._privacy import derive_epsilon
+    from ._quality import QualityFunction
+    from ._ranges import (
+        BaseMeasure,
+        Counting,
+        Geometric,
+        Lebesgue,
+        PiecewiseDensity,
+        PiecewiseGeometric,
+        measure_from_json,
+        measure_to_json,
+    )
+    from ._serial import quality_from_json, quality_to_json, rational_from_text, rational_text
+    from ._source import STATEMENTS, statement
+    from ._statements import Hypothesis, ProofStep, Statement, StepCheck, StepStatus, check_step, check_steps
+else:
+    __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "BetaPrior",

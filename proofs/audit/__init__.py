@@ -7,24 +7,40 @@ wrong laws, and bounds the sampler's privacy loss from below next to the exact
 loss.  Library adapters live in :mod:`expmech.proofs.adapters`.
 """
 
-from ._assert import SamplerMismatch, assert_sampler_matches
-from ._audit import audit_sampler
-from ._cases import AuditCase, demo_cases, demo_exact_cases
-from ._reference import Alternative, ReferenceLaw, reference_law
-from ._render import audit_json, render_html, render_json, render_text
-from ._result import (
-    AuditResult,
-    AuditStatus,
-    CellEvidence,
-    ChiSquare,
-    EmpiricalPrivacy,
-    ExactFinding,
-    MissingDependency,
-    PowerStatement,
-    SamplerError,
-    SamplerFailed,
-    SamplerOutOfRange,
-)
+import typing as _typing
+
+from expmech.spec._exports import lazy_exports as _lazy_exports
+
+_EXPORTS = {
+    "._assert": ("SamplerMismatch", "assert_sampler_matches"),
+    "._audit": ("audit_sampler",),
+    "._cases": ("AuditCase", "demo_cases", "demo_exact_cases"),
+    "._reference": ("Alternative", "ReferenceLaw", "reference_law"),
+    "._render": ("audit_json", "render_html", "render_json", "render_text"),
+    "._result": ("AuditResult", "AuditStatus", "CellEvidence", "ChiSquare", "EmpiricalPrivacy", "ExactFinding", "MissingDependency", "PowerStatement", "SamplerError", "SamplerFailed", "SamplerOutOfRange"),
+}
+
+if _typing.TYPE_CHECKING:
+    from ._assert import SamplerMismatch, assert_sampler_matches
+    from ._audit import audit_sampler
+    from ._cases import AuditCase, demo_cases, demo_exact_cases
+    from ._reference import Alternative, ReferenceLaw, reference_law
+    from ._render import audit_json, render_html, render_json, render_text
+    from ._result import (
+        AuditResult,
+        AuditStatus,
+        CellEvidence,
+        ChiSquare,
+        EmpiricalPrivacy,
+        ExactFinding,
+        MissingDependency,
+        PowerStatement,
+        SamplerError,
+        SamplerFailed,
+        SamplerOutOfRange,
+    )
+else:
+    __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "Alternative",

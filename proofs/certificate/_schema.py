@@ -22,6 +22,7 @@ validation falls back to the plain validator everywhere.
 from __future__ import annotations
 
 import copy
+import itertools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -145,10 +146,11 @@ def _fast_validator(schema: dict[str, Any]) -> Any:
     return validator
 
 
-def schema_errors(instance: Any, plain: Any) -> list[jsonschema.ValidationError]:
+def schema_errors(instance: Any, plain: Any, *, limit: int | None = None) -> list[jsonschema.ValidationError]:
     """The errors of ``plain`` (a ``jsonschema`` validator) on ``instance``: none when the fast validator of
-    ``plain.schema`` accepts it, else exactly the plain validator's, computed by it."""
+    ``plain.schema`` accepts it, else exactly the plain validator's, computed by it (its first ``limit`` only,
+    when given: the validator yields them one at a time)."""
     fast = _fast_validator(plain.schema)
     if fast is not None and fast.is_valid(instance):
         return []
-    return list(plain.iter_errors(instance))
+    return list(itertools.islice(plain.iter_errors(instance), limit))

@@ -15,19 +15,22 @@ import sys
 from collections.abc import Iterable
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from expmech.spec import ExpMechError
 
-from ..audit import AuditCase, AuditResult, SamplerError, render_html, render_json, render_text
-from ._targets import _import, root_on_path
-from ._values import UsageError
+if TYPE_CHECKING:  # the audit room (numpy, scipy) and the target loader are imported when the command runs
+    from ..audit import AuditCase, AuditResult
 
 __all__ = ["add_audit_parser", "load_cases", "run_audit"]
 
 
 def load_cases(references: list[str]) -> list[AuditCase]:
     """The audit cases named by ``references`` (``module:attr``); :class:`UsageError` for anything else."""
+    from ..audit import AuditCase
+    from ._targets import _import, root_on_path
+    from ._values import UsageError
+
     cases: list[AuditCase] = []
     for reference in references:
         with root_on_path(Path.cwd()):
@@ -78,6 +81,8 @@ def _exit_code(results: list[AuditResult]) -> int:
 
 def run_audit(args: argparse.Namespace) -> int:
     """Run ``expmech audit`` for parsed ``args``; return the exit code."""
+    from ..audit import SamplerError, render_html, render_json, render_text
+
     try:
         alpha = Fraction(args.alpha)
     except (ValueError, ZeroDivisionError):

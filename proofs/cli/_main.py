@@ -10,7 +10,6 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -26,6 +25,8 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a pipe closed by its
 
 
 def _version() -> str:
+    from importlib import metadata  # 30 ms: only for --version and the reports
+
     try:
         return metadata.version("expmech")
     except metadata.PackageNotFoundError:  # pragma: no cover
@@ -50,6 +51,17 @@ def _bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
 
     parse.__name__ = "integer"
     return parse
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, default: Any = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=default, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None) -> None:
+        print(f"expmech {_version()}")
+        parser.exit()
 
 
 class _ParserError(Exception):
@@ -198,7 +210,7 @@ def _audit(args: argparse.Namespace) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="expmech", description="Verify the exponential mechanism of differential privacy, exactly.")
-    parser.add_argument("--version", action="version", version=f"expmech {_version()}")
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True)
     verify = commands.add_parser("verify", help="verify mechanisms (default: the [tool.expmech] table of the nearest pyproject.toml)")
     verify.add_argument("targets", nargs="*", help="module:attr or a pyproject.toml with [tool.expmech]")

@@ -1,8 +1,21 @@
 """The prover room: z3-backed sensitivity and monotonicity, exact search, black-box falsifiers."""
 
-from ._falsify import FalsificationResult, exhaustive_check, falsify, falsify_privacy
-from ._monotone import MonotonicityResult, prove_monotone
-from ._sensitivity import SensitivityResult, Witness, prove_sensitivity
+import typing as _typing
+
+from expmech.spec._exports import lazy_exports as _lazy_exports
+
+_EXPORTS = {
+    "._falsify": ("FalsificationResult", "exhaustive_check", "falsify", "falsify_privacy"),
+    "._monotone": ("MonotonicityResult", "prove_monotone"),
+    "._sensitivity": ("SensitivityResult", "Witness", "prove_sensitivity"),
+}
+
+if _typing.TYPE_CHECKING:
+    from ._falsify import FalsificationResult, exhaustive_check, falsify, falsify_privacy
+    from ._monotone import MonotonicityResult, prove_monotone
+    from ._sensitivity import SensitivityResult, Witness, prove_sensitivity
+else:
+    __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "FalsificationResult",
