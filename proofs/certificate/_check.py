@@ -48,8 +48,10 @@ from __future__ import annotations
 import enum
 import itertools
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -236,13 +238,29 @@ def check_certificate(
         from ._signing import load_trusted_key
 
         keys = [load_trusted_key(k) for k in trusted_keys]
-    bound = parse_max_epsilon(max_epsilon)
+    validate_max_epsilon(max_epsilon)
     run = _Check(tuple(solvers), limits, cache)
     try:
-        _run(run, certificate, keys, bound)
+        _run(run, certificate, keys, max_epsilon)
     except _Stop:
         pass
     return run.report()
+
+
+_RATIONAL = re.compile(r"\s*(0|[1-9][0-9]*)\s*(/\s*[1-9][0-9]*\s*)?")
+
+
+def validate_max_epsilon(value: Any) -> None:
+    """Refuse a malformed ``max_epsilon`` (:class:`InvalidArgument`) before any certificate is read.
+
+    None, an int or Fraction >= 0 and a text ``p/q`` pass without sympy (the
+    gate stays light); anything else is parsed by :func:`parse_max_epsilon`.
+    """
+    if value is None or (isinstance(value, int | Fraction) and not isinstance(value, bool) and value >= 0):
+        return
+    if isinstance(value, str) and len(value) <= 200 and _RATIONAL.fullmatch(value):
+        return
+    parse_max_epsilon(value)
 
 
 def parse_max_epsilon(value: Any) -> sympy.Expr | None:
@@ -346,9 +364,9 @@ def _schema_message(statement: Any, errors: list[Any]) -> str:
     return f"{where}: {deepest.message[:300]}"
 
 
-def _run(run: _Check, source: Any, keys: list[Any], bound: sympy.Expr | None) -> None:
+def _run(run: _Check, source: Any, keys: list[Any], max_epsilon: Any) -> None:
     data = _load(run, source)
     statement = _unwrap(run, data, keys)
     from ._rederive import rederive  # sympy, z3 and the prover: imported only for input that passed the gate
 
-    rederive(run, statement, bound)
+    rederive(run, statement, parse_max_epsilon(max_epsilon))

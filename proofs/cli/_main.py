@@ -142,7 +142,7 @@ def _check(args: argparse.Namespace) -> int:
     """Exit codes: 0 valid and certifies ε-DP (ε <= --max-epsilon); 1 forged, tampered or inconsistent;
     2 usage error or input refused by a limit; 3 valid but certifies no ε-DP; 4 could not be re-derived here.
     With several certificates the first of 1, 2, 4, 3, 0 present wins."""
-    from ..certificate._check import CheckOutcome, check_certificate, parse_max_epsilon
+    from ..certificate._check import CheckOutcome, check_certificate, validate_max_epsilon
     from ..certificate._limits import CertificateLimits, parse_limit
 
     try:
@@ -155,7 +155,7 @@ def _check(args: argparse.Namespace) -> int:
             from ..certificate._signing import load_trusted_key
 
             options["trusted_keys"] = [load_trusted_key(path) for path in args.trusted_key]
-        parse_max_epsilon(args.max_epsilon)
+        validate_max_epsilon(args.max_epsilon)
     except ExpMechError as error:
         print(f"expmech check: {error}", file=sys.stderr)
         return EXIT_USAGE

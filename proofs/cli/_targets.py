@@ -130,6 +130,14 @@ def _import(reference: str, where: str, name: str) -> tuple[Any, Any]:
     return value, module
 
 
+def _top_level(tree: ast.Module) -> list[ast.stmt]:
+    """The module's statements, with those of an ``if TYPE_CHECKING:`` block in its place (a lazy package's imports)."""
+    found: list[ast.stmt] = []
+    for node in tree.body:
+        found.extend(node.body if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test) else [node])
+    return found
+
+
 def _definition(module: Any, attr: str, bases: tuple[Path, ...], depth: int = 0) -> tuple[Location | None, list[int]]:
     """Where ``attr`` is assigned in ``module`` (via inspect and ast, following ``from … import``), and its items' lines."""
     try:
@@ -142,7 +150,7 @@ def _definition(module: Any, attr: str, bases: tuple[Path, ...], depth: int = 0)
         return None, []
     uri = _relative(Path(path), bases)
     head = attr.split(".")[0]
-    for node in tree.body:
+    for node in _top_level(tree):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
         if any(isinstance(t, ast.Name) and t.id == head for t in targets):
             value = getattr(node, "value", None)
