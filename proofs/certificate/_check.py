@@ -253,13 +253,20 @@ _RATIONAL = re.compile(r"\s*(0|[1-9][0-9]*)\s*(/\s*[1-9][0-9]*\s*)?")
 def validate_max_epsilon(value: Any) -> None:
     """Refuse a malformed ``max_epsilon`` (:class:`InvalidArgument`) before any certificate is read.
 
-    None, an int or Fraction >= 0 and a text ``p/q`` pass without sympy (the
-    gate stays light); anything else is parsed by :func:`parse_max_epsilon`.
+    None, an int or Fraction >= 0 and a text ``p/q`` pass, and a text with a
+    character no expression in ``n`` has fails, without sympy (the gate stays
+    light); anything else is parsed by :func:`parse_max_epsilon`.
     """
     if value is None or (isinstance(value, int | Fraction) and not isinstance(value, bool) and value >= 0):
         return
     if isinstance(value, str) and len(value) <= 200 and _RATIONAL.fullmatch(value):
         return
+    if isinstance(value, str) and (len(value) > 200 or not set(value) <= set("0123456789n+-*/() ")):
+        raise InvalidArgument(
+            f"max_epsilon={describe(value)} is not a rational >= 0 or an expression in n: write it with integers, n, + - * / and parentheses (at most 200 characters)",
+            parameter="max_epsilon",
+            value=value,
+        )
     parse_max_epsilon(value)
 
 
