@@ -240,52 +240,43 @@ SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.func
 SETTINGS = settings(max_examples=2, deadline=None, phases=PHASES, suppress_health_check=SUPPRESSED)
 
 
+def _check_generated(directory: Path, cases: list[tuple[bytes, str, str]], *options: str) -> None:
+    """Check the generated files in one process: each line has its label and words, the exit code is the first of
+    1, 2 present, nothing heavy was imported."""
+    names = _write(directory, [raw for raw, _, _ in cases])
+    run = run_check([*names, *options], directory)
+    assert run.code == (1 if any(label == "INVALID" for _, label, _ in cases) else 2), run.out + run.err
+    for name, (_, label, words) in zip(names, cases):
+        assert _line(run, name).startswith(label) and words in _line(run, name), _line(run, name)
+    _assert_light(run)
+
+
 @SETTINGS
 @given(st.lists(tampered(), min_size=2, max_size=3))
 def test_a_digest_mismatch_is_refused_before_any_heavy_import(tmp_path, files):
     """Tampered, not resealed: INVALID (exit 1) naming the digest."""
-    names = _write(tmp_path, files)
-    run = run_check(names, tmp_path)
-    assert run.code == 1, run.out + run.err
-    for name in names:
-        assert _line(run, name).startswith("INVALID") and "digest" in _line(run, name)
-    _assert_light(run)
+    _check_generated(tmp_path, [(raw, "INVALID", "digest") for raw in files])
 
 
 @SETTINGS
 @given(st.lists(over_a_content_limit(), min_size=2, max_size=4))
 def test_resealed_content_over_a_limit_is_refused_before_any_heavy_import(tmp_path, cases):
     """Exponents, expression size and depth, rational digits, records, domains, budgets: REFUSED (exit 2) naming the limit."""
-    names = _write(tmp_path, [raw for raw, _ in cases])
-    run = run_check(names, tmp_path)
-    assert run.code == 2, run.out + run.err
-    for name, (_, limit) in zip(names, cases):
-        assert _line(run, name).startswith("REFUSED") and limit in _line(run, name)
-    _assert_light(run)
+    _check_generated(tmp_path, [(raw, "REFUSED", limit) for raw, limit in cases])
 
 
 @SETTINGS
 @given(st.lists(over_a_json_limit(), min_size=2, max_size=4))
 def test_json_over_a_parser_limit_is_refused_before_any_heavy_import(tmp_path, cases):
     """Nesting, integer digits, strings and file size: REFUSED (exit 2) naming the limit."""
-    names = _write(tmp_path, [raw for raw, _ in cases])
-    run = run_check(names, tmp_path)
-    assert run.code == 2, run.out + run.err
-    for name, (_, limit) in zip(names, cases):
-        assert _line(run, name).startswith("REFUSED") and limit in _line(run, name)
-    _assert_light(run)
+    _check_generated(tmp_path, [(raw, "REFUSED", limit) for raw, limit in cases])
 
 
 @SETTINGS
 @given(st.lists(malformed(), min_size=2, max_size=4))
 def test_malformed_json_is_refused_before_any_heavy_import(tmp_path, cases):
     """Duplicate keys and floats: INVALID (exit 1); a broken text or bytes that are not UTF-8: REFUSED (exit 2)."""
-    names = _write(tmp_path, [raw for raw, _, _ in cases])
-    run = run_check(names, tmp_path)
-    assert run.code == (1 if any(label == "INVALID" for _, label, _ in cases) else 2), run.out + run.err
-    for name, (_, label, words) in zip(names, cases):
-        assert _line(run, name).startswith(label) and words in _line(run, name), _line(run, name)
-    _assert_light(run)
+    _check_generated(tmp_path, cases)
 
 
 def _keypair(directory: Path, name: str) -> tuple[Path, Path]:
@@ -325,12 +316,7 @@ def test_a_signature_failure_is_refused_before_any_heavy_import(tmp_path, keys, 
         if kind == "forged signature":
             _forged_signature(data["envelope"], index)
         files.append(json.dumps(data).encode())
-    names = _write(tmp_path, files)
-    run = run_check([*names, "--trusted-key", str(keys["issuer"][1])], tmp_path)
-    assert run.code == 1, run.out + run.err
-    for name in names:
-        assert _line(run, name).startswith("INVALID") and "signature" in _line(run, name)
-    _assert_light(run)
+    _check_generated(tmp_path, [(raw, "INVALID", "signature") for raw in files], "--trusted-key", str(keys["issuer"][1]))
 
 
 UNREADABLE = {"missing": "missing.json", "directory": ".", "empty path": ""}
