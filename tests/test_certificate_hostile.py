@@ -319,3 +319,22 @@ def test_the_in_memory_size_bound_never_exceeds_the_json_text(value):
     check_shape(value, CertificateLimits(max_bytes=len(text.encode())))
     with pytest.raises(CertificateRefused, match="max_bytes"):  # and it is not vacuous: eight copies of the text are too many
         check_shape([text] * 8, CertificateLimits(max_bytes=4 * len(text)))
+
+
+@pytest.mark.parametrize(
+    "path",
+    [("predicate", "solver_calls"), ("predicate", "notes"), ("predicate", "claims", 0, "evidence", "queries"), ("subject",)],
+    ids=["solver-calls", "notes", "queries", "subject"],
+)
+def test_a_long_list_of_wrong_items_fails_the_schema_within_the_budget(median, path):
+    """20,000 items of the wrong type in a list, resealed: INVALID at the schema, within the budget — the validator's
+    errors are taken one at a time (the schema's file-level anyOf used to build all 20,000 first: 5 s)."""
+    def mutate(statement):
+        target = statement
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = [1] * 20_000
+
+    report, elapsed, budget, peak = _timed(resealed(median.data, mutate))
+    assert report.outcome is CheckOutcome.INVALID and report.failed == "schema", report.problems
+    assert elapsed < budget / 4 and peak < MEMORY, (elapsed, budget)
