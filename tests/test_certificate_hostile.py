@@ -226,7 +226,10 @@ def test_hostile_certificates_cost_bounded_time_and_memory(path, value, reseal):
     for key in path[:-1]:
         target = target[key]
     target[path[-1]] = value
-    source = seal(data["certificate"]) if reseal else data
+    try:
+        source = seal(data["certificate"]) if reseal else data
+    except RecursionError:  # the test's sealer recurses; so deep a value is past max_depth=160, refused before the digest
+        source = data
     report, elapsed, budget, peak = _timed(json.dumps(source).encode())
     assert report.outcome in (CheckOutcome.REFUSED, CheckOutcome.INVALID), report.problems
     assert elapsed < budget, (path, elapsed, budget, report.problems)
