@@ -66,6 +66,7 @@ def _parsed(claimed):
         return error
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # sympy's, on the non-Expr arguments generated on purpose
 @settings(max_examples=400, deadline=None)
 @given(st.one_of(_claims(), _texts()))
 def test_a_malformed_claim_is_an_invalid_argument_naming_it(claimed):
@@ -99,6 +100,7 @@ SCHEMA, OUTPUTS = RecordSchema(x=IntRange(0, 3)), OutputSpace(r=IntRange(0, 3))
 QUALITY = QualityFunction(count(SCHEMA["x"] >= OUTPUTS["r"]), schema=SCHEMA, outputs=OUTPUTS, name="threshold")
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
 @settings(max_examples=40, deadline=None)
 @given(_claims())
 def test_prove_sensitivity_refuses_a_malformed_claim_by_name(claimed):
