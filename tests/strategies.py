@@ -494,7 +494,7 @@ def language_quality_functions(draw: st.DrawFn, max_depth: int = 3) -> QualityFu
     outputs = OutputSpace({f"r{i}": _OUTPUT_DOMAINS[k] for i, k in enumerate(variables)})
     try:
         return _build_quality(draw, schema, outputs, max_depth)
-    except (TypeError, ValueError):  # sympy refused a combination (e.g. Max of a non-comparable constant)
+    except (TypeError, ValueError, KeyError):  # sympy refused a combination (Max of a non-comparable constant; a Piecewise condition without a symbol)
         reject()
 
 
