@@ -9,6 +9,7 @@ working for callers that do not know this package.
 from __future__ import annotations
 
 import decimal
+import threading
 from fractions import Fraction
 from typing import Any
 
@@ -37,6 +38,32 @@ def readable(value: Any) -> str:
     >>> readable((Fraction(-1), Fraction(1, 2), "r"))
     "(-1, 1/2, 'r')"
     """
+    container = isinstance(value, list | tuple | dict)
+    if container and id(value) in _RENDERING.ids:  # a container inside itself, written as Python writes it
+        return "[...]" if isinstance(value, list) else "{...}" if isinstance(value, dict) else "(...)"
+    if container:
+        _RENDERING.ids.add(id(value))
+    try:
+        return _readable(value)
+    except Exception:  # noqa: BLE001 - a message about a value must never fail on the value (its __iter__, items, __repr__, recursion)
+        return f"<{type(value).__qualname__} object>"
+    finally:
+        if container:
+            _RENDERING.ids.discard(id(value))
+
+
+class _Rendering(threading.local):
+    """The containers :func:`readable` is writing on this thread (to write a self-containing one once)."""
+
+    def __init__(self) -> None:
+        self.ids: set[int] = set()
+
+
+_RENDERING = _Rendering()
+
+
+def _readable(value: Any) -> str:
+    """:func:`readable` without the guard; containers' elements go through the guarded :func:`readable`."""
     if isinstance(value, bool) or value is None:
         return repr(value)
     if isinstance(value, Fraction):
@@ -53,10 +80,7 @@ def readable(value: Any) -> str:
         return "{" + ", ".join(f"{readable(k)}: {readable(v)}" for k, v in value.items()) + "}"
     if (type(value).__module__ or "").startswith("sympy") and getattr(value, "is_Rational", False) is True:
         return readable(Fraction(int(value.p), int(value.q)))
-    try:
-        return str(value) if (type(value).__module__ or "").startswith("sympy") else repr(value)
-    except Exception:  # noqa: BLE001 - a message about a value must never fail on the value's own repr
-        return f"<{type(value).__qualname__} object>"
+    return str(value) if (type(value).__module__ or "").startswith("sympy") else repr(value)
 
 
 def _digits(value: int) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -34,7 +35,31 @@ class UsageError(InvalidArgument):
 
 
 def shown(value: Any, limit: int = 80) -> str:
-    """``value`` as the user wrote it: TOML/JSON style for strings, booleans and decimals; rationals as ``1/2``."""
+    """``value`` as the user wrote it: TOML/JSON style for strings, booleans and decimals; rationals as ``1/2``.
+
+    Total: whatever the value's own methods do (``__iter__``, ``items``,
+    ``__repr__`` raising, a list that contains itself), the result is a string
+    of at most ``limit`` characters; a container is read only as far as the
+    limit needs.
+    """
+    try:
+        text = _shown(value, limit)
+    except Exception:  # noqa: BLE001 - a message about a value must never fail on the value itself
+        text = f"<{type(value).__qualname__} object>"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _joined(parts: Iterable[str], limit: int) -> str:
+    """``", ".join(parts)``, stopped once it is longer than ``limit``."""
+    text = ""
+    for index, part in enumerate(parts):
+        text += (", " if index else "") + part
+        if len(text) > limit:
+            break
+    return text
+
+
+def _shown(value: Any, limit: int) -> str:
     if isinstance(value, bool):
         text = "true" if value else "false"
     elif isinstance(value, str):
@@ -42,12 +67,12 @@ def shown(value: Any, limit: int = 80) -> str:
     elif isinstance(value, Decimal):
         text = {"NaN": "nan", "sNaN": "nan", "Infinity": "inf", "-Infinity": "-inf"}.get(str(value), str(value).replace("E", "e"))
     elif isinstance(value, list):
-        text = "[" + ", ".join(shown(v, limit) for v in value) + "]"
+        text = "[" + _joined((shown(v, limit) for v in value), limit) + "]"
     elif isinstance(value, dict):
-        text = "{ " + ", ".join(f"{k} = {shown(v, limit)}" for k, v in value.items()) + " }"
+        text = "{ " + _joined((f"{k} = {shown(v, limit)}" for k, v in value.items()), limit) + " }"
     else:
         text = readable(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text
 
 
 def _refuse(where: str, name: str, value: Any, problem: str) -> UsageError:
