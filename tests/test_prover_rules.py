@@ -206,3 +206,17 @@ def test_terms_of_size_alone(term, scale, relation):
         for k in range(first, 12):
             change = max(abs(q([record] * (k + 1), o) - q([record] * k, o)) for o in outputs)
             assert change <= sympy.Rational(result.bound.subs(n, k)), (k, change, result.bound)
+
+
+@pytest.mark.parametrize("a, b", [(a, b) for a in range(-3, 4) for b in range(-3, 4) if a and (a + b) * (3 * a + b) < 0])
+def test_a_size_term_whose_change_turns_sign_after_the_empty_dataset_is_proved_soundly(a, b):
+    """a·n² + b·n where g(n+1) − g(n) has one sign at n = 0 and the other from n = 1 (n² − 2n: 1, then 2n − 1):
+    add-remove is PROVED with a bound that is at least every change from the empty dataset on, and exact at n = 0."""
+    schema, space = RecordSchema(x=IntRange(0, 2)), OutputSpace(r=IntRange(0, 3))
+    q = QualityFunction(a * size() ** 2 + b * size(), schema=schema, outputs=space)
+    result = prove_sensitivity(q, neighbours="add-remove")
+    assert result.status is Status.PROVED and not result.hypotheses, result.reason
+    changes = [abs(q([{"x": 0}] * (k + 1), 0) - q([{"x": 0}] * k, 0)) for k in range(12)]
+    bounds = [sympy.Rational(result.bound.subs(n, k)) for k in range(12)]
+    assert all(c <= bound for c, bound in zip(changes, bounds)), (changes, result.bound)
+    assert bounds[0] == changes[0]
