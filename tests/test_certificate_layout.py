@@ -4,7 +4,7 @@ import json
 from fractions import Fraction
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from expmech.proofs.certificate._build import encode_value
@@ -113,6 +113,7 @@ def test_long_integer_rows_spliced_in_give_the_packages_bytes(value, text):
     assert canonical_bytes(value) == rfc8785.dumps(value) == slow_canonical(value).encode("utf-8")
 
 
+@settings(max_examples=30, deadline=None)
 @given(st.dictionaries(st.text(max_size=6), long_rows | st.lists(long_rows, max_size=2), max_size=3))
 def test_readable_layout_of_long_rows_with_strangers_inside_parses_to_the_same_data(value):
     """Long lists of rows written on one line (rows of scalars) or indented (anything else: a float, a nested list,

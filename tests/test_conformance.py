@@ -76,7 +76,7 @@ def test_bad_arguments_are_refused():
 
 def test_spec_command_json(capsys):
     """`expmech spec --format json` lists every statement and exits 0 when all hold."""
-    code = main(["spec", "--format", "json", "--instances", "15", "--attempts", "200"])
+    code = main(["spec", "--format", "json", "--instances", "6", "--attempts", "80"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0
     ids = [item["id"] for item in data["statements"]]
