@@ -11,49 +11,49 @@ import typing as _typing
 from expmech.spec._exports import lazy_exports as _lazy_exports
 
 _EXPORTS = {
-    "._auction": ("DigitalGoodsAuction", "Incentive", "posted_price_utility"),
-    "._catalogue": ("CATALOGUE", "POSTERIOR_CATALOGUE", "RANGE_CATALOGUE", "WRONG_CATALOGUE", "CatalogueEntry", "catalogue_entry"),
-    "._continuous": ("ContinuousDistribution", "ContinuousMechanism"),
-    "._countable": ("CountableDistribution", "CountableMechanism"),
-    "._exactreal": ("ExpRatio", "LogExpRatio"),
-    "._expsum": ("DEFAULT_MAX_PRECISION", "ExpSum"),
-    "._inversion": ("InversionTable",),
-    "._lazy": ("DEFAULT_GRID_BITS",),
-    "._loglinear": ("LogLinear",),
-    "._mechanism": ("Distribution", "ExponentialMechanism", "PrivacyLoss"),
-    "._permute_flip": ("PermuteAndFlip",),
-    "._pf_law": ("PermuteAndFlipDistribution",),
-    "._piecewise": ("PiecewiseLinear",),
-    "._quantile": ("QuantileMechanism",),
-    "._posterior": ("PosteriorDistribution", "PosteriorSampling"),
-    "._radical": ("LogRadicalRatio", "RadicalRatio", "RadicalSum"),
-    "._ranges": ("RangePrivacyLoss",),
-    "._random": ("sample_bernoulli", "sample_bernoulli_exp"),
-    "._refined": ("RefinedValue",),
-    "._topk": ("ExponentialTopK", "PermuteAndFlipTopK", "TopKDistribution"),
+    ".applications._auction": ("DigitalGoodsAuction", "Incentive", "posted_price_utility"),
+    ".catalogue._catalogue": ("CATALOGUE", "POSTERIOR_CATALOGUE", "RANGE_CATALOGUE", "WRONG_CATALOGUE", "CatalogueEntry", "catalogue_entry"),
+    ".exponential._continuous": ("ContinuousDistribution", "ContinuousMechanism"),
+    ".exponential._countable": ("CountableDistribution", "CountableMechanism"),
+    ".exact._exactreal": ("ExpRatio", "LogExpRatio"),
+    ".exact._expsum": ("DEFAULT_MAX_PRECISION", "ExpSum"),
+    ".sampling._inversion": ("InversionTable",),
+    ".sampling._lazy": ("DEFAULT_GRID_BITS",),
+    ".exact._loglinear": ("LogLinear",),
+    ".exponential._finite": ("Distribution", "ExponentialMechanism", "PrivacyLoss"),
+    ".selection._permute_flip": ("PermuteAndFlip",),
+    ".selection._pf_law": ("PermuteAndFlipDistribution",),
+    ".quality._piecewise": ("PiecewiseLinear",),
+    ".selection._quantile": ("QuantileMechanism",),
+    ".applications._posterior": ("PosteriorDistribution", "PosteriorSampling"),
+    ".exact._radical": ("LogRadicalRatio", "RadicalRatio", "RadicalSum"),
+    ".exponential._ranges": ("RangePrivacyLoss",),
+    ".sampling._random": ("sample_bernoulli", "sample_bernoulli_exp"),
+    ".exact._refined": ("RefinedValue",),
+    ".selection._topk": ("ExponentialTopK", "PermuteAndFlipTopK", "TopKDistribution"),
 }
 
 if _typing.TYPE_CHECKING:
-    from ._auction import DigitalGoodsAuction, Incentive, posted_price_utility
-    from ._catalogue import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE, CatalogueEntry, catalogue_entry
-    from ._continuous import ContinuousDistribution, ContinuousMechanism
-    from ._countable import CountableDistribution, CountableMechanism
-    from ._exactreal import ExpRatio, LogExpRatio
-    from ._expsum import DEFAULT_MAX_PRECISION, ExpSum
-    from ._inversion import InversionTable
-    from ._lazy import DEFAULT_GRID_BITS
-    from ._loglinear import LogLinear
-    from ._mechanism import Distribution, ExponentialMechanism, PrivacyLoss
-    from ._permute_flip import PermuteAndFlip
-    from ._pf_law import PermuteAndFlipDistribution
-    from ._piecewise import PiecewiseLinear
-    from ._quantile import QuantileMechanism
-    from ._posterior import PosteriorDistribution, PosteriorSampling
-    from ._radical import LogRadicalRatio, RadicalRatio, RadicalSum
-    from ._ranges import RangePrivacyLoss
-    from ._random import sample_bernoulli, sample_bernoulli_exp
-    from ._refined import RefinedValue
-    from ._topk import ExponentialTopK, PermuteAndFlipTopK, TopKDistribution
+    from .applications._auction import DigitalGoodsAuction, Incentive, posted_price_utility
+    from .catalogue._catalogue import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE, CatalogueEntry, catalogue_entry
+    from .exponential._continuous import ContinuousDistribution, ContinuousMechanism
+    from .exponential._countable import CountableDistribution, CountableMechanism
+    from .exact._exactreal import ExpRatio, LogExpRatio
+    from .exact._expsum import DEFAULT_MAX_PRECISION, ExpSum
+    from .sampling._inversion import InversionTable
+    from .sampling._lazy import DEFAULT_GRID_BITS
+    from .exact._loglinear import LogLinear
+    from .exponential._finite import Distribution, ExponentialMechanism, PrivacyLoss
+    from .selection._permute_flip import PermuteAndFlip
+    from .selection._pf_law import PermuteAndFlipDistribution
+    from .quality._piecewise import PiecewiseLinear
+    from .selection._quantile import QuantileMechanism
+    from .applications._posterior import PosteriorDistribution, PosteriorSampling
+    from .exact._radical import LogRadicalRatio, RadicalRatio, RadicalSum
+    from .exponential._ranges import RangePrivacyLoss
+    from .sampling._random import sample_bernoulli, sample_bernoulli_exp
+    from .exact._refined import RefinedValue
+    from .selection._topk import ExponentialTopK, PermuteAndFlipTopK, TopKDistribution
 else:
     __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
 

@@ -63,10 +63,10 @@ RNM_GUMBEL = Statement(
         ProofStep(
             "integrating over z (u = e^{−z}) gives e^{a_r} / W",
             _eq(Integral(exp(a_r - z) * exp(-exp(-z) * W), (z, -oo, oo)), exp(a_r) / W),
-            cites=("expmech.impl._mechanism:Distribution.probability",),
+            cites=("expmech.impl.exponential._finite:Distribution.probability",),
         ),
     ),
-    constrains=("expmech.impl._mechanism:Distribution.probability",),
+    constrains=("expmech.impl.exponential._finite:Distribution.probability",),
     note="Not in the source (the Gumbel-max trick). Lets the exponential mechanism's exact law audit Gumbel samplers.",
 )
 
@@ -101,12 +101,12 @@ RNM_EXPONENTIAL = Statement(
             "and then lands tails with probability 1 − p_j, so it lets r through with probability 1 − t p_j — the "
             "same factor, integrated over t in [0, 1] against r's heads p_r",
             _eq((1 - y) + y * (1 - sympy.Symbol("p_j", positive=True)), 1 - y * sympy.Symbol("p_j", positive=True)),
-            cites=("expmech.impl._pf_law:PermuteAndFlipDistribution.enclose",),
+            cites=("expmech.impl.selection._pf_law:PermuteAndFlipDistribution.enclose",),
         ),
     ),
     constrains=(
-        "expmech.impl._pf_law:PermuteAndFlipDistribution.enclose",
-        "expmech.impl._permute_flip:PermuteAndFlip.probabilities",
+        "expmech.impl.selection._pf_law:PermuteAndFlipDistribution.enclose",
+        "expmech.impl.selection._permute_flip:PermuteAndFlip.probabilities",
     ),
     note="Not in the source (Ding et al. 2021). Lets the permute-and-flip law audit exponential-noise samplers.",
 )
@@ -141,10 +141,10 @@ GUMBEL_TOP_K = Statement(
         ProofStep(
             "integrating over z gives the peeled product",
             _eq(exp(a_2) / W_2 * Integral(exp(a_r - z) * exp(-exp(-z) * W), (z, -oo, oo)), exp(a_r) * exp(a_2) / (W * W_2)),
-            cites=("expmech.impl._topk:TopKDistribution.exact_probability",),
+            cites=("expmech.impl.selection._topk:TopKDistribution.exact_probability",),
         ),
     ),
-    constrains=("expmech.impl._topk:TopKDistribution.exact_probability",),
+    constrains=("expmech.impl.selection._topk:TopKDistribution.exact_probability",),
     note="Not in the source (Durfee and Rogers 2019). Lets the peeling law audit one-shot Gumbel top-k samplers.",
 )
 

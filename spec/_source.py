@@ -88,10 +88,10 @@ MECHANISM = Statement(
     conclusion=Eq(sympy.Symbol("P_r"), exp(eps * q_d) * mu_r / Z_d),
     conclusion_text="E_q^ε(d) returns r with probability proportional to e^{ε q(d,r)} μ(r)",
     constrains=(
-        "expmech.impl._mechanism:Distribution.weight",
-        "expmech.impl._inversion:InversionTable",
-        "expmech.impl._continuous:ContinuousDistribution",
-        "expmech.impl._countable:CountableDistribution",
+        "expmech.impl.exponential._finite:Distribution.weight",
+        "expmech.impl.sampling._inversion:InversionTable",
+        "expmech.impl.exponential._continuous:ContinuousDistribution",
+        "expmech.impl.exponential._countable:CountableDistribution",
     ),
     note=(
         "Over a finite range the normaliser is a finite positive sum, so the hypothesis holds whenever μ is not zero; "
@@ -113,10 +113,10 @@ DENSITY = Statement(
         ProofStep(
             "the probabilities sum to 1: Σ_r e^{εq}μ / Z = Z / Z",
             Eq(Sum(mu(s) * exp(eps * q_of_d(s)), (s, 1, N)) / Sum(mu(s) * exp(eps * q_of_d(s)), (s, 1, N)), 1),
-            cites=("expmech.impl._mechanism:Distribution.probability",),
+            cites=("expmech.impl.exponential._finite:Distribution.probability",),
         ),
     ),
-    constrains=("expmech.impl._mechanism:Distribution.probability", "expmech.impl._mechanism:Distribution.normaliser"),
+    constrains=("expmech.impl.exponential._finite:Distribution.probability", "expmech.impl.exponential._finite:Distribution.normaliser"),
 )
 
 PRIVACY = Statement(
@@ -171,10 +171,10 @@ PRIVACY = Statement(
             premises=(Le(q_d - q_d2, Delta), Le(log(Z_d2), eps * Delta + log(Z_d))),
             multipliers=(eps, sympy.Integer(1)),
             log_scale=True,
-            cites=("expmech.impl._mechanism:Distribution.privacy_loss",),
+            cites=("expmech.impl.exponential._finite:Distribution.privacy_loss",),
         ),
     ),
-    constrains=("expmech.impl._mechanism:Distribution.privacy_loss",),
+    constrains=("expmech.impl.exponential._finite:Distribution.privacy_loss",),
 )
 
 ACCURACY_LEMMA = Statement(
@@ -246,7 +246,7 @@ ACCURACY_LEMMA = Statement(
             multipliers=(p_Sbar / p_S,),
         ),
     ),
-    constrains=("expmech.impl._mechanism:Distribution.mass",),
+    constrains=("expmech.impl.exponential._finite:Distribution.mass",),
 )
 
 ACCURACY = Statement(
@@ -319,7 +319,7 @@ ACCURACY = Statement(
             multipliers=(sympy.Integer(1), sympy.Integer(1)),
         ),
     ),
-    constrains=("expmech.impl._mechanism:Distribution.expected_quality",),
+    constrains=("expmech.impl.exponential._finite:Distribution.expected_quality",),
     note=(
         "The proof multiplies a probability by OPT − 2t to lower-bound an expectation, which needs q >= 0; "
         "dropping that hypothesis gives a concrete counterexample (see `expmech spec`)."
@@ -436,7 +436,7 @@ SYNTHETIC_MECHANISM = Statement(
             multipliers=(eps * n,),
         ),
     ),
-    constrains=("expmech.impl._mechanism:ExponentialMechanism",),
+    constrains=("expmech.impl.exponential._finite:ExponentialMechanism",),
 )
 
 SYNTHETIC_SIZE = Statement(
@@ -491,7 +491,7 @@ SYNTHETIC_SIZE = Statement(
             rule="combination",
         ),
     ),
-    constrains=("expmech.impl._mechanism:Distribution.mass",),
+    constrains=("expmech.impl.exponential._finite:Distribution.mass",),
     note="The sufficient n uses km where km·ln 2 would do: it overstates the needed n by (1 − ln 2)·4km/(εα).",
 )
 
@@ -538,7 +538,7 @@ POSTERIOR_SAMPLING = Statement(
         ProofStep(
             "the (tempered) posterior weight π(θ)·L(d|θ)^{ε₀} is the mechanism's weight μ(θ)·e^{ε₀ q(d,θ)} with q = ln L",
             Eq(prior_theta * L_d**eps0, prior_theta * exp(eps0 * log(L_d))),
-            cites=("expmech.impl._posterior:PosteriorSampling.distribution",),
+            cites=("expmech.impl.applications._posterior:PosteriorSampling.distribution",),
         ),
         ProofStep(
             "one changed record changes q(·, θ) = Σ ln ℓ by ln ℓ(x, θ) − ln ℓ(x', θ) <= ln ρ (finite only when ℓ > 0)",
@@ -550,10 +550,10 @@ POSTERIOR_SAMPLING = Statement(
         ProofStep(
             "so Δq = ln ρ, and the privacy theorem's bound e^{2ε₀Δq} is ρ^{2ε₀}",
             Eq(exp(2 * eps0 * log(rho)), rho ** (2 * eps0)),
-            cites=("expmech.impl._posterior:PosteriorDistribution.privacy_loss",),
+            cites=("expmech.impl.applications._posterior:PosteriorDistribution.privacy_loss",),
         ),
     ),
-    constrains=("expmech.impl._posterior:PosteriorSampling",),
+    constrains=("expmech.impl.applications._posterior:PosteriorSampling",),
     note=(
         "The source states the reduction informally. Made precise: base measure = prior, quality = log-likelihood, "
         "ε₀ = the tempering factor, Δq = ln ρ. Without clipping a likelihood can vanish (θ = 0 or 1 for Bernoulli data): "
@@ -655,7 +655,7 @@ AUCTIONS = Statement(
             multipliers=(exp(eps) - 1,),
         ),
     ),
-    constrains=("expmech.impl._auction:DigitalGoodsAuction.expected_utility",),
+    constrains=("expmech.impl.applications._auction:DigitalGoodsAuction.expected_utility",),
     note=(
         "McSherry and Talwar (2007), Lemma and Corollary: an ε-DP mechanism makes truth-telling (e^ε − 1)-dominant "
         "for utilities in [0, U]. In the digital-goods auction the bidder's own bid also decides whether she buys, "

@@ -160,7 +160,7 @@ def test_permute_and_flip_validates_like_the_mechanism():
 def test_base_measure_mappings_of_ints_and_fractions_equal_the_per_value_check(values):
     """A mapping of ints and Fractions (one conversion per distinct value) gives what checking each value gives:
     the same Fractions, or the same error naming the first bad output."""
-    from expmech.impl._inputs import check_base_measure
+    from expmech.impl.quality._inputs import check_base_measure
     from expmech.spec._validate import nonnegative_rational
 
     outputs = tuple(range(len(values)))

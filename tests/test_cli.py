@@ -80,10 +80,10 @@ def test_sarif_results_point_at_the_definition(capsys):
     """Each catalogue result has a physical location: the relative file and the line of its CatalogueEntry(…)."""
     _, out, _ = run(["verify", "expmech.impl:WRONG_CATALOGUE", "--format", "sarif"], capsys)
     results = json.loads(out)["runs"][0]["results"]
-    source = (REPO / "impl" / "_catalogue.py").read_text().splitlines()
+    source = (REPO / "impl" / "catalogue" / "_catalogue.py").read_text().splitlines()
     for result, entry in zip(results, WRONG_CATALOGUE):
         physical = result["locations"][0]["physicalLocation"]
-        assert physical["artifactLocation"] == {"uri": "impl/_catalogue.py", "uriBaseId": "%SRCROOT%"}
+        assert physical["artifactLocation"] == {"uri": "impl/catalogue/_catalogue.py", "uriBaseId": "%SRCROOT%"}
         line = physical["region"]["startLine"]
         assert "CatalogueEntry(" in source[line - 1] and f'"{entry.name}"' in " ".join(source[line - 1 : line + 2])
 

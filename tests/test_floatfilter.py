@@ -17,11 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from expmech.impl import ExpSum, ExponentialMechanism, InversionTable
-from expmech.impl import _floatfilter
-from expmech.impl._expsum import SMALL_TERMS, ball_endpoints, combine_parts
-from expmech.impl._expvector import ExpVector
-from expmech.impl._inversion import _decide
-from expmech.impl._rationals import RationalArray
+from expmech.impl.exact import _floatfilter
+from expmech.impl.exact._expsum import SMALL_TERMS, ball_endpoints, combine_parts
+from expmech.impl.exact._expvector import ExpVector
+from expmech.impl.sampling._inversion import _decide
+from expmech.impl.exact._rationals import RationalArray
 
 TIES = [Fraction(0), Fraction(1, 10**17), Fraction(-1, 10**17), Fraction(1, 3), Fraction(7, 2)]
 

@@ -8,7 +8,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expmech.impl._piecewise import analyse, dataset_columns
+from expmech.impl.quality._piecewise import analyse, dataset_columns
 from expmech.spec import InvalidArgument, IntRange, OutputSpace, QualityError, QualityFunction, RationalRange, RecordSchema, count, size
 from strategies import piecewise_linear_expressions, rationals
 

@@ -13,8 +13,8 @@ import sympy
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-import expmech.impl._loglinear
-import expmech.impl._posterior
+import expmech.impl.exact._loglinear
+import expmech.impl.applications._posterior
 import expmech.spec._likelihood
 from expmech.impl import POSTERIOR_CATALOGUE, LogLinear, PosteriorSampling
 from expmech.proofs import Status, certify, check_certificate
@@ -302,7 +302,7 @@ def test_coprime_base_is_coprime_and_covers_its_inputs(numbers):
     """Every pair of the base is coprime, and every input is a product of its powers."""
     import math
 
-    from expmech.impl._loglinear import coprime_base
+    from expmech.impl.exact._loglinear import coprime_base
 
     base = coprime_base(numbers)
     assert all(math.gcd(a, b) == 1 for i, a in enumerate(base) for b in base[i + 1 :])
@@ -351,7 +351,7 @@ def test_bad_input_is_refused_by_name():
         certify(LogLikelihood(1 / integers["k"], schema=schema, outputs=integers), epsilon=1, neighbours="replace-one")
 
 
-@pytest.mark.parametrize("module", [expmech.spec._likelihood, expmech.impl._loglinear, expmech.impl._posterior])
+@pytest.mark.parametrize("module", [expmech.spec._likelihood, expmech.impl.exact._loglinear, expmech.impl.applications._posterior])
 def test_docstring_examples_run(module):
     """The examples in the docstrings are right."""
     assert doctest.testmod(module).failed == 0
@@ -411,7 +411,7 @@ def test_fractional_sampler_fits_the_exact_law_and_has_power():
 
 def test_radical_sums_decide_zero_and_sign_exactly():
     """Equal radicals written differently are equal; close but unequal sums get the right sign."""
-    from expmech.impl._radical import RadicalSum, rational_root
+    from expmech.impl.exact._radical import RadicalSum, rational_root
 
     r2 = RadicalSum.root(2, 2)
     assert RadicalSum.root(8, 2) - 2 * r2 == 0 and r2 * RadicalSum.root(3, 2) == RadicalSum.root(6, 2)
@@ -429,7 +429,7 @@ def test_radical_sums_decide_zero_and_sign_exactly():
 )
 def test_radical_sum_signs_agree_with_high_precision(terms, index):
     """The exact sign agrees with 80 digits of mpmath whenever that is clear of 0; a zero sum is found exactly zero."""
-    from expmech.impl._radical import RadicalSum
+    from expmech.impl.exact._radical import RadicalSum
 
     value = RadicalSum(terms, index=index)
     mpmath.mp.dps = 80
@@ -557,7 +557,7 @@ def test_a_non_power_that_passes_the_residue_filter_has_no_root():
     """n ≡ 1 (or 0) modulo every filter prime passes the cheap residue test; only the exact root check rejects it."""
     from math import prod
 
-    from expmech.impl._radical import _FILTER_PRIMES, rational_root
+    from expmech.impl.exact._radical import _FILTER_PRIMES, rational_root
 
     modulus = prod(_FILTER_PRIMES)
     for m in (2, 3, 4, 5, 6):

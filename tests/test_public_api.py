@@ -11,6 +11,7 @@ import pytest
 
 
 LAYERS = ["expmech.spec", "expmech.impl", "expmech.proofs"]
+IMPL_ROOMS = [f"expmech.impl.{room}" for room in ("exact", "quality", "sampling", "exponential", "selection", "applications", "catalogue")]
 ROOMS = [
     "expmech.proofs.prover",
     "expmech.proofs.certificate",
@@ -18,6 +19,7 @@ ROOMS = [
     "expmech.proofs.cli",
     "expmech.proofs.audit",
     "expmech.proofs.adapters",
+    *IMPL_ROOMS,
 ]
 
 

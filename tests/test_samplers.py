@@ -131,7 +131,7 @@ def test_permute_and_flip_fits_and_has_power(path, monkeypatch):
     them (each goes to the exact comparison); ``sequential`` turns the filter
     off (a random order, one CKS coin per visit).
     """
-    from expmech.impl import _permute_flip
+    from expmech.impl.selection import _permute_flip
 
     if path == "all-coins-exact":
         monkeypatch.setattr(_permute_flip, "_WIDEN", 4.0)
@@ -158,7 +158,7 @@ def test_exact_coin_decides_at_the_boundary():
     """A uniform whose 53 first bits straddle e^{−γ} is settled by more bits, on the exact side."""
     import mpmath
 
-    from expmech.impl._permute_flip import _exact_coin
+    from expmech.impl.selection._permute_flip import _exact_coin
 
     class Bits(random.Random):
         def __init__(self, value):

@@ -17,7 +17,7 @@ from expmech.impl import (
     QuantileMechanism,
     RefinedValue,
 )
-from expmech.impl._pf_law import _arb_enclosures, _float_enclosures, _Levels, permute_and_flip_enclosures, permute_and_flip_exact
+from expmech.impl.selection._pf_law import _arb_enclosures, _float_enclosures, _Levels, permute_and_flip_enclosures, permute_and_flip_exact
 from expmech.spec import InvalidArgument, PrecisionExhausted
 
 scores_strategy = st.lists(

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from expmech.impl._synthetic import SyntheticDataMechanism, conjunctions, halfspaces
+from expmech.impl.applications._synthetic import SyntheticDataMechanism, conjunctions, halfspaces
 from expmech.proofs.cli import main
 from expmech.proofs.cli._synth_cost import CERTIFICATE_UNITS_PER_MULTISET, DEFAULT_BUDGET, estimate_cost
 

@@ -9,7 +9,7 @@ import pytest
 import sympy
 
 from expmech.impl import ExponentialMechanism
-from expmech.impl._synthetic import SyntheticDataMechanism, conjunctions, halfspaces
+from expmech.impl.applications._synthetic import SyntheticDataMechanism, conjunctions, halfspaces
 from expmech.proofs import Status, certify, check_certificate, prove_sensitivity
 from expmech.proofs.cli import main
 from expmech.spec import DATASET_SIZE, InvalidArgument, derive_epsilon
@@ -133,7 +133,7 @@ def test_vc_dimension_matches_the_definition(k, family):
 
 def test_vectorised_levels_equal_a_streamed_pass():
     """levels() and base_measure() equal the per-multiset definitions."""
-    from expmech.impl._synthetic import _compositions
+    from expmech.impl.applications._synthetic import _compositions
 
     rng = random.Random(5)
     data = [tuple(rng.randint(0, 1) for _ in range(4)) for _ in range(17)]

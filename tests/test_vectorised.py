@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from expmech.impl import CATALOGUE, WRONG_CATALOGUE
-from expmech.impl._rationals import LIMIT, RationalArray
-from expmech.impl._vectorised import VectorisedQuality
+from expmech.impl.exact._rationals import LIMIT, RationalArray
+from expmech.impl.quality._vectorised import VectorisedQuality
 from expmech.proofs.strategies import datasets, outputs
 from expmech.spec import IntRange, InvalidArgument, OutputSpace, QualityError, QualityFunction, RecordSchema, count, size, total
 from strategies import language_quality_functions as quality_functions
@@ -206,7 +206,7 @@ def test_extremes_of_many_linear_forms_on_one_batch_agree_with_the_interpreter(d
     scaled numerators fit int64, by exact comparison elsewhere."""
     from unittest import mock
 
-    from expmech.impl import _vectorised
+    from expmech.impl.quality import _vectorised
 
     evaluator = VectorisedQuality(quality)
     points = data.draw(st.lists(outputs(quality.output_space), min_size=1, max_size=8))

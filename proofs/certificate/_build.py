@@ -161,7 +161,7 @@ def sign(certificate: Certificate, signing_key: Any) -> Certificate:
 def _range(quality: QualityFunction | LogLikelihood, outputs: Any, base_measure: Any) -> Range:
     """The range a certificate is about: a finite list of outputs, or — posterior sampling — an interval of θ with a Beta prior."""
     if isinstance(quality, LogLikelihood):
-        from expmech.impl._posterior import _interval
+        from expmech.impl.applications._posterior import _interval
 
         interval = _interval(quality, outputs)
         if interval is not None:

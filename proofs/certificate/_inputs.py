@@ -26,7 +26,7 @@ from typing import Any, Protocol, TypeAlias
 import sympy
 
 from expmech.impl import DigitalGoodsAuction, ExponentialMechanism
-from expmech.impl._inputs import check_base_measure, check_outputs
+from expmech.impl.quality._inputs import check_base_measure, check_outputs
 from expmech.spec import (
     DATASET_SIZE,
     BaseMeasure,
@@ -300,7 +300,7 @@ class SetRange:
     @staticmethod
     def read(data: dict[str, Any], quality: Quality) -> Range:
         """Rebuild from a certificate: the range's bounds and measure, validated for the quality."""
-        from expmech.impl._ranges import resolve_range
+        from expmech.impl.exponential._ranges import resolve_range
 
         from ._ranges import range_from_json
 

@@ -31,7 +31,7 @@ from typing import Any
 
 import sympy
 
-from expmech.impl._synthetic import SyntheticDataMechanism, conjunctions, halfspaces
+from expmech.impl.applications._synthetic import SyntheticDataMechanism, conjunctions, halfspaces
 from expmech.spec import DATASET_SIZE, derive_epsilon
 from expmech.spec._errors import readable
 

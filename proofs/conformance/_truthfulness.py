@@ -20,7 +20,7 @@ from typing import Any
 import sympy
 
 from expmech.impl import DigitalGoodsAuction, ExpRatio, ExpSum
-from expmech.impl._auction import Utility, _utility_rule, _utility_value
+from expmech.impl.applications._auction import Utility, _utility_rule, _utility_value
 from expmech.spec import InvalidType, derive_epsilon
 from expmech.spec._errors import describe
 from expmech.spec._validate import nonnegative_rational

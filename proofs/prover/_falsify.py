@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings, target
 from hypothesis import strategies as st
 
 from expmech.impl import ExponentialMechanism
-from expmech.impl._inputs import evaluate_scores
+from expmech.impl.quality._inputs import evaluate_scores
 from expmech.spec import DATASET_SIZE, InvalidArgument, InvalidType, Neighbours, QualityError, RecordSchema
 from expmech.spec._errors import approximate, describe, readable
 from expmech.spec._validate import as_rational

@@ -192,7 +192,7 @@ def bench_fresh(size: int, *, with_diffprivlib: bool = True) -> dict[str, float]
     out["expmech default"] = per_second(lambda: mech.sample(scores, rng=system))
     out["expmech seeded"] = per_second(lambda: mech.sample(scores, rng=twister))
     out["expmech pf default"] = per_second(lambda: pf.sample(scores, rng=system))
-    from expmech.impl._floatfilter import prefix_sums
+    from expmech.impl.exact._floatfilter import prefix_sums
 
     rate = float(EPSILON)
     shifted = (scores - scores.max()) * rate

@@ -35,7 +35,7 @@ from math import comb
 from pathlib import Path
 from typing import NamedTuple
 
-from expmech.impl._synthetic import SyntheticDataMechanism, halfspaces
+from expmech.impl.applications._synthetic import SyntheticDataMechanism, halfspaces
 from expmech.proofs import certify
 from expmech.spec import DATASET_SIZE
 

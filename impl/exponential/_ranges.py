@@ -7,7 +7,7 @@
 (integers, counting μ or a :class:`~expmech.spec.PiecewiseGeometric`), or an
 :class:`~expmech.spec.OutputSpace` with one such variable.  Only a
 :class:`~expmech.spec.QualityFunction` can be integrated exactly over a range:
-its pieces in r are read off the expression (``expmech.impl._piecewise``).
+its pieces in r are read off the expression (``expmech.impl.quality._piecewise``).
 """
 
 from __future__ import annotations
@@ -34,13 +34,13 @@ from expmech.spec import (
 )
 from expmech.spec._errors import describe, readable
 
-from ._balls import enclose_ball
-from ._exactreal import LogExpRatio
-from ._expsum import ExactOrdering, _check_bits
-from ._inputs import check_epsilon
-from ._lattice import LatticeSum
-from ._mechanism import ExponentialMechanism
-from ._piecewise import PiecewiseLinear, analyse
+from ..exact._balls import enclose_ball
+from ..exact._exactreal import LogExpRatio
+from ..exact._expsum import ExactOrdering, _check_bits
+from ..quality._inputs import check_epsilon
+from ..exact._lattice import LatticeSum
+from ._finite import ExponentialMechanism
+from ..quality._piecewise import PiecewiseLinear, analyse
 
 __all__ = ["Candidate", "RangeMechanism", "RangePrivacyLoss", "is_range", "loss_from_candidates", "range_class", "range_kind", "resolve_range", "unbounded_loss"]
 

@@ -32,11 +32,11 @@ import sympy
 from expmech.spec import InvalidArgument
 from expmech.spec._errors import describe
 
-from ._exactreal import ExpRatio
-from ._expsum import ExpSum
-from ._inputs import check_epsilon
-from ._inversion import InversionTable
-from ._random import resolve_rng
+from ..exact._exactreal import ExpRatio
+from ..exact._expsum import ExpSum
+from ..quality._inputs import check_epsilon
+from ..sampling._inversion import InversionTable
+from ..sampling._random import resolve_rng
 
 __all__ = ["Query", "SyntheticDataMechanism", "conjunctions", "halfspaces"]
 

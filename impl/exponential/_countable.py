@@ -1,6 +1,6 @@
 """The exponential mechanism over the integers (or a half-line or interval of them), exactly.
 
-With q piecewise linear in k (``expmech.impl._piecewise``) and μ geometric on
+With q piecewise linear in k (``expmech.impl.quality._piecewise``) and μ geometric on
 pieces (:class:`~expmech.spec.PiecewiseGeometric`), each piece contributes
 ``Σ_k w ρ^{k−s} e^{ε(a k + b)}``: a geometric series with ratio
 ``x = ρ e^{ε a}``.  A short finite piece is summed term by term; a long one or
@@ -30,12 +30,12 @@ from expmech.spec import DivergentNormaliser, IntRange, InvalidArgument
 from expmech.spec._errors import describe
 from expmech.spec._validate import as_rational
 
-from ._exactreal import ExpRatio
-from ._expsum import DEFAULT_MAX_PRECISION, ExpSum, arb_from_fraction
-from ._lattice import LatticeSum
-from ._lazy import draw_lazily, locate_exactly, locate_in_table
-from ._piecewise import PiecewiseLinear, refine
-from ._random import resolve_rng
+from ..exact._exactreal import ExpRatio
+from ..exact._expsum import DEFAULT_MAX_PRECISION, ExpSum, arb_from_fraction
+from ..exact._lattice import LatticeSum
+from ..sampling._lazy import draw_lazily, locate_exactly, locate_in_table
+from ..quality._piecewise import PiecewiseLinear, refine
+from ..sampling._random import resolve_rng
 from ._ranges import Candidate, RangeMechanism, RangePrivacyLoss, loss_from_candidates, unbounded_loss
 
 __all__ = ["CountableDistribution", "CountableMechanism"]

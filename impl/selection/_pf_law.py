@@ -50,11 +50,11 @@ from flint import arb, ctx, fmpq, fmpq_poly, fmpz_poly
 
 from expmech.spec._errors import InvalidArgument, PrecisionExhausted, describe
 
-from ._exactreal import ExpRatio, LogExpRatio
-from ._expsum import ExpSum, _check_bits, _exact_fraction, arb_from_fraction, ball_endpoints
-from ._random import resolve_rng
-from ._mechanism import PrivacyLoss
-from ._refined import RefinedValue
+from ..exact._exactreal import ExpRatio, LogExpRatio
+from ..exact._expsum import ExpSum, _check_bits, _exact_fraction, arb_from_fraction, ball_endpoints
+from ..sampling._random import resolve_rng
+from ..exponential._finite import PrivacyLoss
+from ..exact._refined import RefinedValue
 
 if TYPE_CHECKING:
     from ._permute_flip import PermuteAndFlip

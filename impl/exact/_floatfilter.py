@@ -4,7 +4,7 @@ As with exact geometric predicates, every sum ``S = Σ c_i·e^{y_i}`` is first
 evaluated in vectorised float64 together with a bound ``E`` such that the
 exact value lies in ``[S̃ − E, S̃ + E]``.  A sign is *decided* only when
 ``|S̃| > E``; otherwise the caller falls back to exact cancellation and ball
-arithmetic (:mod:`expmech.impl._expsum`).  A float never decides anything the
+arithmetic (:mod:`expmech.impl.exact._expsum`).  A float never decides anything the
 bound does not prove.
 
 Error analysis (``u = 2^-53``, the unit roundoff of float64, round to nearest)

@@ -38,7 +38,7 @@ from expmech.spec import (
     total,
 )
 
-from ._auction import DigitalGoodsAuction
+from ..applications._auction import DigitalGoodsAuction
 
 __all__ = ["CATALOGUE", "POSTERIOR_CATALOGUE", "RANGE_CATALOGUE", "WRONG_CATALOGUE", "CatalogueEntry", "catalogue_entry"]
 

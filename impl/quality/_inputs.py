@@ -172,7 +172,7 @@ def evaluate_scores(
     must return one value per output (a batch fast path); otherwise
     ``quality(dataset, r)`` is called per output.  A quality that raises, or
     returns NaN, an infinity or a non-number, gets a :class:`QualityError`
-    naming the output.  (:class:`~expmech.impl._scoring.ScoreFunction` is the
+    naming the output.  (:class:`~expmech.impl.quality._scoring.ScoreFunction` is the
     vector form.)
     """
     from ._scoring import ScoreFunction

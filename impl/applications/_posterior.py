@@ -13,7 +13,7 @@ over a finite grid, ``L(d | θ)`` is a rational, so:
 * with a *fractional* tempering factor ``ε₀ = a/b`` the weights
   ``π(θ)·(L^a)^{1/b}`` are real ``b``-th roots of rationals: probabilities are
   :class:`RadicalRatio` values, the privacy loss a :class:`LogRadicalRatio`,
-  each comparison the exact sign of a sum of radicals (``expmech.impl._radical``),
+  each comparison the exact sign of a sum of radicals (``expmech.impl.exact._radical``),
   and a draw inverts the CDF against rigorous ball enclosures, revealing the
   uniform variable's bits lazily, so it is exact too.
 """
@@ -32,14 +32,14 @@ from flint import arb, ctx
 from expmech.spec import LogLikelihood, OutputSpace, RationalRange
 from expmech.spec._errors import InvalidArgument, InvalidType, describe
 
-from ._inputs import check_base_measure, check_epsilon, check_outputs
-from ._expsum import DEFAULT_MAX_PRECISION
-from ._lazy import draw_lazily, locate_in_table
-from ._loglinear import LogLinear
-from ._mechanism import PrivacyLoss
-from ._radical import LogRadicalRatio, RadicalRatio, RadicalSum
+from ..quality._inputs import check_base_measure, check_epsilon, check_outputs
+from ..exact._expsum import DEFAULT_MAX_PRECISION
+from ..sampling._lazy import draw_lazily, locate_in_table
+from ..exact._loglinear import LogLinear
+from ..exponential._finite import PrivacyLoss
+from ..exact._radical import LogRadicalRatio, RadicalRatio, RadicalSum
 from ._posterior_continuous import ContinuousPosterior
-from ._random import resolve_rng
+from ..sampling._random import resolve_rng
 
 __all__ = ["PosteriorDistribution", "PosteriorSampling"]
 

@@ -1,6 +1,6 @@
 """The exponential mechanism over an interval of the reals, exactly.
 
-With a quality piecewise linear in r (``expmech.impl._piecewise``) and a
+With a quality piecewise linear in r (``expmech.impl.quality._piecewise``) and a
 piecewise-constant density μ, the output density ``μ(r) e^{ε q(d, r)} / Z`` is
 ``d_j e^{ε (a_j r + b_j)} / Z`` on each piece, and every integral of it is a
 finite exponential sum with rational coefficients:
@@ -14,7 +14,7 @@ finite exponential sum with rational coefficients:
   exactly — a divergent one raises :class:`~expmech.spec.DivergentNormaliser`
   (the source's hypothesis ``finite-normaliser``), never a number.
 
-A draw is released on a grid (``expmech.impl._lazy``): the piece is drawn by
+A draw is released on a grid (``expmech.impl.sampling._lazy``): the piece is drawn by
 inversion against the exact cumulative masses, then the cell inside it by
 inverting the piece's uniform or truncated-exponential law, both from random
 bits alone, every decision exact.
@@ -34,13 +34,13 @@ from expmech.spec import DivergentNormaliser, InvalidArgument, RationalRange
 from expmech.spec._errors import describe
 from expmech.spec._validate import as_rational
 
-from ._exactreal import ExpRatio
-from ._expsum import DEFAULT_MAX_PRECISION, ExpSum, arb_from_fraction
-from ._lattice import LatticeSum, term_balls
-from ._lazy import cell_of, draw_lazily, grid_step, locate_exactly, locate_in_table, released_cell, released_value, released_values
-from ._piecewise import PiecewiseLinear, interior_point, refine
-from ._qarray import QArray, concatenate, where
-from ._random import resolve_rng
+from ..exact._exactreal import ExpRatio
+from ..exact._expsum import DEFAULT_MAX_PRECISION, ExpSum, arb_from_fraction
+from ..exact._lattice import LatticeSum, term_balls
+from ..sampling._lazy import cell_of, draw_lazily, grid_step, locate_exactly, locate_in_table, released_cell, released_value, released_values
+from ..quality._piecewise import PiecewiseLinear, interior_point, refine
+from ..exact._qarray import QArray, concatenate, where
+from ..sampling._random import resolve_rng
 from ._ranges import Candidate, RangeMechanism, RangePrivacyLoss, loss_from_candidates, unbounded_loss
 
 __all__ = ["ContinuousDistribution", "ContinuousMechanism"]
@@ -319,7 +319,7 @@ class ContinuousDistribution:
         return self.mass(subset).enclose(bits, max_precision=max_precision)
 
     def cell(self, value: Any, *, grid_bits: Any = None, grid: Any = None) -> Interval:
-        """The interval of draws released as ``value`` on the grid (see ``expmech.impl._lazy``)."""
+        """The interval of draws released as ``value`` on the grid (see ``expmech.impl.sampling._lazy``)."""
         step = grid_step(grid_bits, grid)
         found = released_cell(self._point(value), step, self._quality.lo, self._quality.hi)
         if found is None:
@@ -489,7 +489,7 @@ class ContinuousDistribution:
 
 
 def _midpoint(ball: arb) -> Fraction:
-    from ._expsum import _exact_fraction
+    from ..exact._expsum import _exact_fraction
 
     return _exact_fraction(ball.mid())
 

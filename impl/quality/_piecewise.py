@@ -38,7 +38,7 @@ from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 from expmech.spec import Count, IntRange, InvalidArgument, Mean, QualityError, QualityFunction, RationalRange, Size, Total
 from expmech.spec._errors import describe
 
-from ._qarray import QArray, concatenate, from_floats, take_along, where
+from ..exact._qarray import QArray, concatenate, from_floats, take_along, where
 
 __all__ = ["PiecewiseLinear", "analyse", "dataset_columns", "interior_point", "refine"]
 

@@ -19,7 +19,7 @@ is a comparison of an exact uniform ``U`` (53 random bits first) with
 ``p = e^{−γ}``: heads iff ``U < p``.  The comparisons are made in vectorised
 float64 against rigorous bounds on ``p`` — ``fl(exp(−γ̃))`` within the relative
 error ``η`` and absolute error ``TINY`` of
-:mod:`expmech.impl._floatfilter` (whose ``exp`` assumption is checked on this
+:mod:`expmech.impl.exact._floatfilter` (whose ``exp`` assumption is checked on this
 platform), widened by ``2^-45`` for the few roundings of the bounds
 themselves — and decided only when every ``U`` the bits allow falls on the same
 side.  The rare coin left undecided (probability about ``2^-40`` each) reveals
@@ -37,16 +37,16 @@ from typing import Any
 
 import numpy as np
 
-from ._exactreal import ExpRatio
-from ._expsum import ExpSum
-from ._floatfilter import EXP_REL, TINY, U, filter_enabled
-from ._inputs import check_epsilon, check_outputs, check_quality, evaluate_scores
-from ._lazy import draw_lazily
+from ..exact._exactreal import ExpRatio
+from ..exact._expsum import ExpSum
+from ..exact._floatfilter import EXP_REL, TINY, U, filter_enabled
+from ..quality._inputs import check_epsilon, check_outputs, check_quality, evaluate_scores
+from ..sampling._lazy import draw_lazily
 from ._pf_law import PermuteAndFlipDistribution
-from ._random import _bernoulli_exp, resolve_rng
-from ._mechanism import PrivacyLoss
-from ._rationals import RationalArray
-from ._scoring import ScoreFunction
+from ..sampling._random import _bernoulli_exp, resolve_rng
+from ..exponential._finite import PrivacyLoss
+from ..exact._rationals import RationalArray
+from ..quality._scoring import ScoreFunction
 
 __all__ = ["PermuteAndFlip", "sample_permute_and_flip"]
 
@@ -91,7 +91,7 @@ class PermuteAndFlip:
         return self._outputs[sample_permute_and_flip(self._score_function(dataset), self._epsilon, generator)]
 
     def distribution(self, dataset: Any) -> PermuteAndFlipDistribution:
-        """The exact output law on ``dataset``, in polynomial time (see :mod:`expmech.impl._pf_law`)."""
+        """The exact output law on ``dataset``, in polynomial time (see :mod:`expmech.impl.selection._pf_law`)."""
         return PermuteAndFlipDistribution(self, self.scores(dataset))
 
     def privacy_loss(self, dataset1: Any, dataset2: Any) -> PrivacyLoss:

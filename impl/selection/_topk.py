@@ -10,7 +10,7 @@
 * :class:`PermuteAndFlipTopK` — peeling permute-and-flip: k permute-and-flips
   in turn without replacement (OpenDP's ``make_noisy_top_k`` under
   ``MaxDivergence``).  Each factor is permute-and-flip's law on the remaining
-  outputs (:mod:`expmech.impl._pf_law`).
+  outputs (:mod:`expmech.impl.selection._pf_law`).
 
 Both give exact probabilities (enclosures of any width, exact forms on
 demand), exact privacy losses between two datasets over every tuple, and exact
@@ -30,15 +30,15 @@ from flint import arb, ctx
 
 from expmech.spec._errors import InvalidArgument, InvalidType, describe
 
-from ._exactreal import ExpRatio
-from ._expsum import ExpSum, _check_bits, arb_from_fraction, ball_endpoints
-from ._inputs import check_base_measure, check_epsilon, check_outputs, check_quality, evaluate_scores
-from ._inversion import InversionTable
+from ..exact._exactreal import ExpRatio
+from ..exact._expsum import ExpSum, _check_bits, arb_from_fraction, ball_endpoints
+from ..quality._inputs import check_base_measure, check_epsilon, check_outputs, check_quality, evaluate_scores
+from ..sampling._inversion import InversionTable
 from ._pf_law import _LevelCache, _Levels, log_ratio_loss
 from ._permute_flip import sample_permute_and_flip
-from ._random import resolve_rng
-from ._mechanism import PrivacyLoss
-from ._refined import RefinedValue
+from ..sampling._random import resolve_rng
+from ..exponential._finite import PrivacyLoss
+from ..exact._refined import RefinedValue
 
 __all__ = ["ExponentialTopK", "PermuteAndFlipTopK", "TopKDistribution"]
 

@@ -19,17 +19,17 @@ import numpy as np
 
 from expmech.spec._errors import ExpMechError, InvalidArgument, describe, readable
 
-from ._exactreal import ExpRatio, LogExpRatio
-from ._expsum import DEFAULT_MAX_PRECISION, ExpSum
-from ._inputs import check_base_measure, check_epsilon, check_outputs, check_quality
-from ._scoring import ScoreFunction
-from ._floatfilter import float_coefficients
-from ._inversion import InversionTable
-from ._loglinear import LogLinear
-from ._radical import LogRadicalRatio
-from ._rationals import RationalArray
-from ._random import resolve_rng
-from ._refined import RefinedValue
+from ..exact._exactreal import ExpRatio, LogExpRatio
+from ..exact._expsum import DEFAULT_MAX_PRECISION, ExpSum
+from ..quality._inputs import check_base_measure, check_epsilon, check_outputs, check_quality
+from ..quality._scoring import ScoreFunction
+from ..exact._floatfilter import float_coefficients
+from ..sampling._inversion import InversionTable
+from ..exact._loglinear import LogLinear
+from ..exact._radical import LogRadicalRatio
+from ..exact._rationals import RationalArray
+from ..sampling._random import resolve_rng
+from ..exact._refined import RefinedValue
 
 __all__ = ["Distribution", "ExponentialMechanism", "PrivacyLoss"]
 

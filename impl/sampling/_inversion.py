@@ -10,7 +10,7 @@ Decision procedure for one draw:
 1. ``bits`` random bits give ``U ∈ [u, u + 1) / 2^bits``.
 2. *Float filter.* The prefix sums ``ŝ_k`` of ``μ_i e^{ε(q_i − q*)}`` are
    computed in vectorised float64 with the rigorous bound
-   ``|S_k − ŝ_k| <= E_k`` of :func:`expmech.impl._floatfilter.prefix_sums`,
+   ``|S_k − ŝ_k| <= E_k`` of :func:`expmech.impl.exact._floatfilter.prefix_sums`,
    widened by ``SLACK·Ẑ`` for the rounding of the comparisons themselves.  The
    candidate ``c`` is found by binary search; the draw is decided when
    ``ŝ_{c−1} + E_{c−1} <= (u/2^bits)·(Ẑ − E_Z)`` and
@@ -36,10 +36,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._expsum import ExpSum
-from ._expvector import ExpVector
-from ._floatfilter import SLACK, prefix_sums
-from ._rationals import RationalArray
+from ..exact._expsum import ExpSum
+from ..exact._expvector import ExpVector
+from ..exact._floatfilter import SLACK, prefix_sums
+from ..exact._rationals import RationalArray
 
 __all__ = ["DEFAULT_TABLE_BITS", "InversionTable"]
 
@@ -62,7 +62,7 @@ def _decide(prefix: tuple[np.ndarray, float, float], u: int, bits: int) -> int |
     """The cell ``c`` with ``F_{c−1} <= U < F_c`` for every ``U ∈ [u, u+1)/2^bits``, if the float bounds prove it.
 
     ``prefix = (ŝ, rel, absolute)`` bounds the prefix sums as in
-    :func:`~expmech.impl._floatfilter.prefix_sums`; every bound is widened by
+    :func:`~expmech.impl.exact._floatfilter.prefix_sums`; every bound is widened by
     ``SLACK·Ẑ``, which covers the rounding of these few float operations.
     """
     sums, relative, absolute = prefix
@@ -138,7 +138,7 @@ class InversionTable:
         common case) the float exponents are ``fl((q_i − q*)·fl(ε/d))``: the
         integer differences are exact in float64 (below ``2^53``) and two
         operations round, within the ``4u·|ỹ|`` that
-        :func:`~expmech.impl._floatfilter.float_exponents` allows.  The draw is
+        :func:`~expmech.impl.exact._floatfilter.float_exponents` allows.  The draw is
         then decided as in :meth:`sample_once`.  Everything else, and any
         undecided draw, goes through a full :class:`InversionTable`.
         ``measure_floats`` is ``(μ̃, δ_c)`` for ``measure`` (cached by the caller).

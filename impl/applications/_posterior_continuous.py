@@ -38,10 +38,10 @@ from flint import fmpq, fmpq_poly
 from expmech.spec import BetaPrior, InvalidArgument, LogLikelihood, RationalRange
 from expmech.spec._errors import describe
 
-from ._lazy import cell_span, draw_lazily, grid_step, locate_exactly, released_cell, released_value, released_values
-from ._loglinear import LogLinear
-from ._mechanism import PrivacyLoss
-from ._random import resolve_rng
+from ..sampling._lazy import cell_span, draw_lazily, grid_step, locate_exactly, released_cell, released_value, released_values
+from ..exact._loglinear import LogLinear
+from ..exponential._finite import PrivacyLoss
+from ..sampling._random import resolve_rng
 
 __all__ = ["ContinuousPosterior", "ContinuousPosteriorDistribution"]
 
@@ -185,7 +185,7 @@ class ContinuousPosteriorDistribution:
         return self.cdf(end) - self.cdf(start)
 
     def cell(self, value: Any, *, grid_bits: Any = None, grid: Any = None) -> tuple[Fraction, Fraction]:
-        """The interval of draws released as ``value`` (a grid multiple in [a, b], or ``a``; see ``expmech.impl._lazy``)."""
+        """The interval of draws released as ``value`` (a grid multiple in [a, b], or ``a``; see ``expmech.impl.sampling._lazy``)."""
         step = grid_step(grid_bits, grid)
         lo, hi = self.interval
         found = released_cell(self._point(value, "value"), step, lo, hi)

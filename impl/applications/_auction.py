@@ -21,10 +21,10 @@ from expmech.spec import Grid, IntRange, OutputSpace, QualityFunction, RecordSch
 from expmech.spec._errors import InvalidArgument, InvalidType, QualityError, describe
 from expmech.spec._validate import as_rational
 
-from ._exactreal import ExpRatio
-from ._expsum import ExpSum
-from ._inputs import check_epsilon
-from ._mechanism import Distribution, ExponentialMechanism
+from ..exact._exactreal import ExpRatio
+from ..exact._expsum import ExpSum
+from ..quality._inputs import check_epsilon
+from ..exponential._finite import Distribution, ExponentialMechanism
 
 __all__ = ["DigitalGoodsAuction", "Incentive", "posted_price_utility"]
 

@@ -5,7 +5,7 @@ An :class:`ExpVector` is the vectorised form behind a large
 arrays, not 10⁶ Python fractions.  It offers, each computed once and cached:
 
 * :meth:`ExpVector.summary` — the float filter ``Σ c_i e^{b_i − top}`` with
-  its rigorous error bound (:mod:`expmech.impl._floatfilter`);
+  its rigorous error bound (:mod:`expmech.impl.exact._floatfilter`);
 * :meth:`ExpVector.prefix` — float prefix sums with error bounds, for inversion
   sampling;
 * :func:`canonical` — the exact canonical form of a linear combination of

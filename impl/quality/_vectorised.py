@@ -2,7 +2,7 @@
 
 :class:`VectorisedQuality` computes ``q(D, r)`` for *many* datasets ``D`` and
 *many* outputs ``r`` at once, exactly, with numpy integer arrays
-(:class:`~expmech.impl._rationals.RationalArray`) instead of one ``Fraction``
+(:class:`~expmech.impl.exact._rationals.RationalArray`) instead of one ``Fraction``
 at a time.  It evaluates the same expression tree as the spec's interpreter
 (``QualityFunction.evaluate_codes``), which stays the reference: the test
 suite cross-checks the two on generated expressions.
@@ -39,7 +39,7 @@ from expmech.spec import Booleans, IntRange, QualityFunction
 from expmech.spec._errors import InvalidType, QualityError, describe
 from expmech.spec._language import Count, EncodedOutputs, Mean, Size, Total
 
-from ._rationals import LIMIT, RationalArray, Undefined, integer_array
+from ..exact._rationals import LIMIT, RationalArray, Undefined, integer_array
 
 __all__ = ["OutputBatch", "RecordBatch", "VectorisedQuality"]
 

@@ -29,10 +29,10 @@ from typing import Any
 from expmech.spec._errors import InvalidArgument, InvalidType, describe
 from expmech.spec._validate import as_rational
 
-from ._exactreal import LogExpRatio
-from ._expsum import ExpSum
-from ._inputs import check_epsilon
-from ._mechanism import Distribution, ExponentialMechanism, PrivacyLoss
+from ..exact._exactreal import LogExpRatio
+from ..exact._expsum import ExpSum
+from ..quality._inputs import check_epsilon
+from ..exponential._finite import Distribution, ExponentialMechanism, PrivacyLoss
 
 __all__ = ["QuantileMechanism"]
 

@@ -2,11 +2,11 @@
 
 A :class:`ScoreFunction` binds a quality and a range; ``score_function(dataset)``
 returns ``q(dataset, r)`` for every output as a 1-D
-:class:`~expmech.impl._rationals.RationalArray`.  Three kinds of quality are
+:class:`~expmech.impl.exact._rationals.RationalArray`.  Three kinds of quality are
 evaluated, fastest first:
 
 * a spec :class:`~expmech.spec.QualityFunction`: by the vectorised exact
-  evaluator (:class:`~expmech.impl._vectorised.VectorisedQuality`), with the
+  evaluator (:class:`~expmech.impl.quality._vectorised.VectorisedQuality`), with the
   outputs encoded once for the range;
 * an object with a ``scores(dataset, outputs)`` method: called once (with the
   ``range`` object itself when the range was given as one); an integer numpy
@@ -29,7 +29,7 @@ from expmech.spec import QualityFunction
 from expmech.spec._errors import ExpMechError, QualityError, describe
 from expmech.spec._validate import as_rational
 
-from ._rationals import LIMIT, RationalArray
+from ..exact._rationals import LIMIT, RationalArray
 from ._vectorised import OutputBatch, VectorisedQuality
 
 __all__ = ["ScoreFunction"]

@@ -14,13 +14,13 @@ Two representations, one value:
   precision, which terminates because a non-empty canonical sum is not zero;
 * *vector* sums (built by :meth:`ExpSum.vector`, e.g. a normaliser over 10⁶
   outputs) keep a few lazy parts ``k · Σ_i c_i e^{b_i + s}`` over exact numpy
-  vectors (:class:`~expmech.impl._expvector.ExpVector`).  ``+``, ``−``, scaling
+  vectors (:class:`~expmech.impl.exact._expvector.ExpVector`).  ``+``, ``−``, scaling
   and shifting combine parts without touching the vectors.  A sign is decided
   by the procedure of exact geometric predicates:
 
   1. a sign known from the construction (positive coefficients);
   2. the **float filter**: the sum in vectorised float64 with a rigorous error
-     bound (:mod:`expmech.impl._floatfilter`), decisive when ``|S̃| > E``;
+     bound (:mod:`expmech.impl.exact._floatfilter`), decisive when ``|S̃| > E``;
   3. **exact cancellation**: the canonical form in integer arithmetic — no
      term left means exactly zero; all coefficients of one sign decide;
   4. the float filter again, on the canonical terms;
