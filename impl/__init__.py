@@ -13,21 +13,18 @@ from expmech.spec._exports import lazy_exports as _lazy_exports
 _EXPORTS = {
     ".applications._auction": ("DigitalGoodsAuction", "Incentive", "posted_price_utility"),
     ".catalogue._catalogue": ("CATALOGUE", "POSTERIOR_CATALOGUE", "RANGE_CATALOGUE", "WRONG_CATALOGUE", "CatalogueEntry", "catalogue_entry"),
-    ".exponential._continuous": ("ContinuousDistribution", "ContinuousMechanism"),
-    ".exponential._countable": ("CountableDistribution", "CountableMechanism"),
+    ".exponential._front": ("ContinuousDistribution", "ContinuousMechanism", "CountableDistribution", "CountableMechanism", "Distribution", "ExponentialMechanism", "PrivacyLoss", "RangePrivacyLoss"),
     ".exact._exactreal": ("ExpRatio", "LogExpRatio"),
     ".exact._expsum": ("DEFAULT_MAX_PRECISION", "ExpSum"),
     ".sampling._inversion": ("InversionTable",),
     ".sampling._lazy": ("DEFAULT_GRID_BITS",),
     ".exact._loglinear": ("LogLinear",),
-    ".exponential._finite": ("Distribution", "ExponentialMechanism", "PrivacyLoss"),
     ".selection._permute_flip": ("PermuteAndFlip",),
     ".selection._pf_law": ("PermuteAndFlipDistribution",),
     ".quality._piecewise": ("PiecewiseLinear",),
     ".selection._quantile": ("QuantileMechanism",),
     ".applications._posterior": ("PosteriorDistribution", "PosteriorSampling"),
     ".exact._radical": ("LogRadicalRatio", "RadicalRatio", "RadicalSum"),
-    ".exponential._ranges": ("RangePrivacyLoss",),
     ".sampling._random": ("sample_bernoulli", "sample_bernoulli_exp"),
     ".exact._refined": ("RefinedValue",),
     ".selection._topk": ("ExponentialTopK", "PermuteAndFlipTopK", "TopKDistribution"),
@@ -36,21 +33,18 @@ _EXPORTS = {
 if _typing.TYPE_CHECKING:
     from .applications._auction import DigitalGoodsAuction, Incentive, posted_price_utility
     from .catalogue._catalogue import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE, CatalogueEntry, catalogue_entry
-    from .exponential._continuous import ContinuousDistribution, ContinuousMechanism
-    from .exponential._countable import CountableDistribution, CountableMechanism
+    from .exponential._front import ContinuousDistribution, ContinuousMechanism, CountableDistribution, CountableMechanism, Distribution, ExponentialMechanism, PrivacyLoss, RangePrivacyLoss
     from .exact._exactreal import ExpRatio, LogExpRatio
     from .exact._expsum import DEFAULT_MAX_PRECISION, ExpSum
     from .sampling._inversion import InversionTable
     from .sampling._lazy import DEFAULT_GRID_BITS
     from .exact._loglinear import LogLinear
-    from .exponential._finite import Distribution, ExponentialMechanism, PrivacyLoss
     from .selection._permute_flip import PermuteAndFlip
     from .selection._pf_law import PermuteAndFlipDistribution
     from .quality._piecewise import PiecewiseLinear
     from .selection._quantile import QuantileMechanism
     from .applications._posterior import PosteriorDistribution, PosteriorSampling
     from .exact._radical import LogRadicalRatio, RadicalRatio, RadicalSum
-    from .exponential._ranges import RangePrivacyLoss
     from .sampling._random import sample_bernoulli, sample_bernoulli_exp
     from .exact._refined import RefinedValue
     from .selection._topk import ExponentialTopK, PermuteAndFlipTopK, TopKDistribution

@@ -131,12 +131,12 @@ def test_permute_and_flip_fits_and_has_power(path, monkeypatch):
     them (each goes to the exact comparison); ``sequential`` turns the filter
     off (a random order, one CKS coin per visit).
     """
-    from expmech.impl.selection import _permute_flip
+    from expmech.impl.sampling import _coins
 
     if path == "all-coins-exact":
-        monkeypatch.setattr(_permute_flip, "_WIDEN", 4.0)
+        monkeypatch.setattr(_coins, "_WIDEN", 4.0)
     if path == "sequential":
-        monkeypatch.setattr(_permute_flip, "filter_enabled", lambda: False)
+        monkeypatch.setattr(_coins, "filter_enabled", lambda: False)
     size = 6000 if path != "all-coins-exact" else 3000  # rejects 0.7ε and 1.3ε at p < 1e-15 with this seed
     exact = PermuteAndFlip(median_quality, epsilon=EPSILON, outputs=OUTPUTS).probabilities(DATA)
     assert sum(p.numerator for p in exact.values()) == 1
@@ -158,7 +158,7 @@ def test_exact_coin_decides_at_the_boundary():
     """A uniform whose 53 first bits straddle e^{−γ} is settled by more bits, on the exact side."""
     import mpmath
 
-    from expmech.impl.selection._permute_flip import _exact_coin
+    from expmech.impl.sampling._coins import _exact_coin
 
     class Bits(random.Random):
         def __init__(self, value):

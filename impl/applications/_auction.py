@@ -24,7 +24,7 @@ from expmech.spec._validate import as_rational
 from ..exact._exactreal import ExpRatio
 from ..exact._expsum import ExpSum
 from ..quality._inputs import check_epsilon
-from ..exponential._finite import Distribution, ExponentialMechanism
+from ..exponential._front import Distribution, ExponentialMechanism
 
 __all__ = ["DigitalGoodsAuction", "Incentive", "posted_price_utility"]
 

@@ -11,15 +11,44 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 
-from flint import arb
+from flint import arb, fmpq
 
-from expmech.spec._errors import PrecisionExhausted
+from expmech.spec._errors import InvalidArgument, InvalidType, PrecisionExhausted, describe
 
-from ._expsum import DEFAULT_MAX_PRECISION, _check_bits, ball_endpoints
+__all__ = ["DEFAULT_MAX_PRECISION", "arb_from_fraction", "ball_endpoints", "enclose_ball", "settle_sign"]
 
-__all__ = ["enclose_ball", "settle_sign"]
-
+#: Precision cap, in bits, for settling a sign or an enclosure.
+DEFAULT_MAX_PRECISION = 1 << 20
 START_PRECISION = 64
+
+
+def arb_from_fraction(value: Fraction) -> arb:
+    """A ball containing ``value``, at the current python-flint precision."""
+    return arb(fmpq(value.numerator, value.denominator))
+
+
+def ball_endpoints(ball: arb) -> tuple[Fraction, Fraction]:
+    """The exact rational endpoints ``(mid - rad, mid + rad)`` of a finite ball."""
+    mid = _exact_fraction(ball.mid())
+    rad = _exact_fraction(ball.rad())
+    return (mid - rad, mid + rad)
+
+
+def _exact_fraction(value: arb) -> Fraction:
+    """The exact rational value of an exact (radius-zero) ball such as ``x.mid()``."""
+    mantissa, exponent = value.man_exp()
+    mantissa_int, exponent_int = int(mantissa), int(exponent)
+    if exponent_int >= 0:
+        return Fraction(mantissa_int << exponent_int)
+    return Fraction(mantissa_int, 1 << -exponent_int)
+
+
+def _check_bits(bits: int) -> int:
+    if isinstance(bits, bool) or not isinstance(bits, int):
+        raise InvalidType(f"bits={describe(bits)} must be an int", parameter="bits", value=bits)
+    if bits < 1:
+        raise InvalidArgument(f"bits={bits} must be >= 1", parameter="bits", value=bits)
+    return bits
 
 
 def settle_sign(ball_at: Callable[[int], arb], what: str, *, max_precision: int = DEFAULT_MAX_PRECISION) -> int:

@@ -37,12 +37,13 @@ from fractions import Fraction
 from typing import Any, Union
 
 import numpy as np
-from flint import arb, ctx, fmpq
+from flint import arb, ctx
 
-from expmech.spec._errors import InvalidArgument, InvalidType, PrecisionExhausted, describe
+from expmech.spec._errors import InvalidType, PrecisionExhausted, describe
 
 from expmech.spec._validate import as_rational
 
+from ._balls import DEFAULT_MAX_PRECISION, _check_bits, arb_from_fraction, ball_endpoints, settle_sign
 from ._display import sum_text
 from ._expvector import ExpVector, canonical
 from ._floatfilter import EXP_REL, TINY, U, FloatSum, gamma
@@ -56,32 +57,9 @@ __all__ = [
     "ball_endpoints",
 ]
 
-#: Precision cap, in bits, for settling a sign or an enclosure.
-DEFAULT_MAX_PRECISION = 1 << 20
 _START_PRECISION = 64
 
 Rational = Union[int, Fraction]
-
-
-def arb_from_fraction(value: Fraction) -> arb:
-    """A ball containing ``value``, at the current python-flint precision."""
-    return arb(fmpq(value.numerator, value.denominator))
-
-
-def ball_endpoints(ball: arb) -> tuple[Fraction, Fraction]:
-    """The exact rational endpoints ``(mid - rad, mid + rad)`` of a finite ball."""
-    mid = _exact_fraction(ball.mid())
-    rad = _exact_fraction(ball.rad())
-    return (mid - rad, mid + rad)
-
-
-def _exact_fraction(value: arb) -> Fraction:
-    """The exact rational value of an exact (radius-zero) ball such as ``x.mid()``."""
-    mantissa, exponent = value.man_exp()
-    mantissa_int, exponent_int = int(mantissa), int(exponent)
-    if exponent_int >= 0:
-        return Fraction(mantissa_int << exponent_int)
-    return Fraction(mantissa_int, 1 << -exponent_int)
 
 
 class ExactOrdering:
@@ -539,14 +517,6 @@ def _coerce(value: object) -> ExpSum | None:
     return None
 
 
-def _check_bits(bits: int) -> int:
-    if isinstance(bits, bool) or not isinstance(bits, int):
-        raise InvalidType(f"bits={describe(bits)} must be an int", parameter="bits", value=bits)
-    if bits < 1:
-        raise InvalidArgument(f"bits={bits} must be >= 1", parameter="bits", value=bits)
-    return bits
-
-
 def _times_exp(mantissa: float, top: Fraction) -> float:
     try:
         return mantissa * math.exp(float(top))
@@ -556,8 +526,6 @@ def _times_exp(mantissa: float, top: Fraction) -> float:
 
 def _ball_sign(evaluate: Any, size: int, max_precision: int) -> int:
     """The sign of a nonzero value by balls at doubling precision (``evaluate(precision) -> arb``)."""
-    from ._balls import settle_sign  # _balls builds on this module
-
     return settle_sign(evaluate, f"an exponential sum with {size} terms", max_precision=max_precision)
 
 

@@ -13,17 +13,29 @@ import typing as _typing
 from expmech.spec._exports import lazy_exports as _lazy_exports
 
 _EXPORTS = {
-    "._continuous": ("ContinuousDistribution", "ContinuousMechanism"),
-    "._countable": ("CountableDistribution", "CountableMechanism"),
-    "._finite": ("Distribution", "ExponentialMechanism", "PrivacyLoss"),
-    "._ranges": ("RangePrivacyLoss",),
+    "._front": (
+        "ContinuousDistribution",
+        "ContinuousMechanism",
+        "CountableDistribution",
+        "CountableMechanism",
+        "Distribution",
+        "ExponentialMechanism",
+        "PrivacyLoss",
+        "RangePrivacyLoss",
+    ),
 }
 
 if _typing.TYPE_CHECKING:
-    from ._continuous import ContinuousDistribution, ContinuousMechanism
-    from ._countable import CountableDistribution, CountableMechanism
-    from ._finite import Distribution, ExponentialMechanism, PrivacyLoss
-    from ._ranges import RangePrivacyLoss
+    from ._front import (
+        ContinuousDistribution,
+        ContinuousMechanism,
+        CountableDistribution,
+        CountableMechanism,
+        Distribution,
+        ExponentialMechanism,
+        PrivacyLoss,
+        RangePrivacyLoss,
+    )
 else:
     __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
 

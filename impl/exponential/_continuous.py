@@ -34,6 +34,7 @@ from expmech.spec import DivergentNormaliser, InvalidArgument, RationalRange
 from expmech.spec._errors import describe
 from expmech.spec._validate import as_rational
 
+from ..exact._balls import _exact_fraction
 from ..exact._exactreal import ExpRatio
 from ..exact._expsum import DEFAULT_MAX_PRECISION, ExpSum, arb_from_fraction
 from ..exact._lattice import LatticeSum, term_balls
@@ -489,8 +490,6 @@ class ContinuousDistribution:
 
 
 def _midpoint(ball: arb) -> Fraction:
-    from ..exact._expsum import _exact_fraction
-
     return _exact_fraction(ball.mid())
 
 

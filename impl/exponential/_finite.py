@@ -30,6 +30,7 @@ from ..exact._radical import LogRadicalRatio
 from ..exact._rationals import RationalArray
 from ..sampling._random import resolve_rng
 from ..exact._refined import RefinedValue
+from ._kinds import range_class
 
 __all__ = ["Distribution", "ExponentialMechanism", "PrivacyLoss"]
 
@@ -63,8 +64,6 @@ class ExponentialMechanism:
     def __new__(cls, *args: Any, **kwargs: Any) -> ExponentialMechanism:
         """A range (an interval or an infinite set of integers) as ``outputs`` dispatches to its mechanism."""
         if cls is ExponentialMechanism:
-            from ._ranges import range_class
-
             target = range_class(kwargs.get("outputs"))
             if target is not None:
                 return object.__new__(target)

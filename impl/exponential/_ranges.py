@@ -26,7 +26,6 @@ from expmech.spec import (
     InvalidArgument,
     InvalidType,
     Lebesgue,
-    OutputSpace,
     PiecewiseDensity,
     PiecewiseGeometric,
     QualityFunction,
@@ -40,57 +39,10 @@ from ..exact._expsum import ExactOrdering, _check_bits
 from ..quality._inputs import check_epsilon
 from ..exact._lattice import LatticeSum
 from ._finite import ExponentialMechanism
+from ._kinds import _domain_of
 from ..quality._piecewise import PiecewiseLinear, analyse
 
-__all__ = ["Candidate", "RangeMechanism", "RangePrivacyLoss", "is_range", "loss_from_candidates", "range_class", "range_kind", "resolve_range", "unbounded_loss"]
-
-
-def is_range(outputs: Any) -> bool:
-    """Whether ``outputs`` names a range (an interval or an infinite set) rather than a finite list."""
-    if isinstance(outputs, RationalRange | IntRange):
-        return True
-    if isinstance(outputs, OutputSpace):
-        return True
-    return False
-
-
-def range_class(outputs: Any) -> type | None:
-    """The mechanism class for ``outputs`` when it is a range, else None (a finite list of outputs)."""
-    if not is_range(outputs):
-        return None
-    if range_kind(outputs) == "continuous":
-        from ._continuous import ContinuousMechanism
-
-        return ContinuousMechanism
-    from ._countable import CountableMechanism
-
-    return CountableMechanism
-
-
-def range_kind(outputs: Any) -> str:
-    """``"continuous"`` or ``"countable"`` for a range accepted by :func:`is_range`."""
-    domain = _domain_of(outputs)
-    return "continuous" if isinstance(domain, RationalRange) else "countable"
-
-
-def _domain_of(outputs: Any) -> Domain:
-    if isinstance(outputs, OutputSpace):
-        items = list(outputs.items())
-        if len(items) != 1:
-            raise InvalidArgument(
-                f"outputs={outputs!r} has {len(items)} variables; a range needs exactly one (use a list of outputs otherwise)",
-                parameter="outputs",
-                value=outputs,
-            )
-        domain = items[0][2]
-        if not isinstance(domain, RationalRange | IntRange):
-            raise InvalidArgument(
-                f"outputs={outputs!r}: {domain.describe()} is finite; pass its outputs as a list (quality.outputs())",
-                parameter="outputs",
-                value=outputs,
-            )
-        return domain
-    return outputs
+__all__ = ["Candidate", "RangeMechanism", "RangePrivacyLoss", "loss_from_candidates", "resolve_range", "unbounded_loss"]
 
 
 @dataclass(frozen=True)

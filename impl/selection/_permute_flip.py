@@ -8,47 +8,28 @@ a worse expected quality.  The coin is Bernoulli(e^{-γ}) of
 Canonne–Kamath–Steinke with rational ``γ = ε (q* − q(r))``; the order comes
 from ``random.Random.shuffle``, which uses integer random bits only.
 
-Sampling every coin at once (the fast path)
--------------------------------------------
-
-The coins do not depend on the order, so the same law is: flip every
-output's coin, independently, and return a uniformly random one of those that
-landed heads (the first of them in a uniformly random order is uniform among
-them; the best output's coin always lands heads, so there is one).  Each coin
-is a comparison of an exact uniform ``U`` (53 random bits first) with
-``p = e^{−γ}``: heads iff ``U < p``.  The comparisons are made in vectorised
-float64 against rigorous bounds on ``p`` — ``fl(exp(−γ̃))`` within the relative
-error ``η`` and absolute error ``TINY`` of
-:mod:`expmech.impl.exact._floatfilter` (whose ``exp`` assumption is checked on this
-platform), widened by ``2^-45`` for the few roundings of the bounds
-themselves — and decided only when every ``U`` the bits allow falls on the same
-side.  The rare coin left undecided (probability about ``2^-40`` each) reveals
-64 more bits at a time and is compared exactly, as the sign of an
-:class:`ExpSum`.  The draw is therefore exactly permute-and-flip's.
+The draw itself — every coin at once, filtered by floats, exact — is
+:func:`~expmech.impl.sampling._coins.sample_permute_and_flip`.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable
 from fractions import Fraction
 from math import comb
 from typing import Any
 
-import numpy as np
-
 from ..exact._exactreal import ExpRatio
 from ..exact._expsum import ExpSum
-from ..exact._floatfilter import EXP_REL, TINY, U, filter_enabled
 from ..quality._inputs import check_epsilon, check_outputs, check_quality, evaluate_scores
-from ..sampling._lazy import draw_lazily
 from ._pf_law import PermuteAndFlipDistribution
-from ..sampling._random import _bernoulli_exp, resolve_rng
+from ..sampling._coins import sample_permute_and_flip
+from ..sampling._random import resolve_rng
 from ..exponential._finite import PrivacyLoss
-from ..exact._rationals import RationalArray
 from ..quality._scoring import ScoreFunction
 
-__all__ = ["PermuteAndFlip", "sample_permute_and_flip"]
+__all__ = ["PermuteAndFlip"]
 
 
 class PermuteAndFlip:
@@ -130,75 +111,3 @@ class PermuteAndFlip:
 
     def __repr__(self) -> str:
         return f"PermuteAndFlip(quality={self._quality!r}, epsilon={self._epsilon}, outputs=<{len(self._outputs)} outputs>)"
-
-
-def sample_permute_and_flip(scores: Sequence[int | Fraction] | RationalArray, epsilon: Fraction, rng: random.Random) -> int:
-    """One exact permute-and-flip draw over score indices (exact Bernoulli(e^{ε(q − q*)}) coins).
-
-    Every coin at once where the float filter applies (see the module), else
-    a random order with one Canonne–Kamath–Steinke coin per visited output.
-    """
-    vector = scores if isinstance(scores, RationalArray) else RationalArray.of(list(scores))
-    heads = _all_coins(vector, epsilon, rng)
-    if heads is not None:
-        return int(heads[rng.randrange(len(heads))])
-    values = vector.to_list()
-    best = max(values)
-    order = list(range(len(values)))
-    rng.shuffle(order)
-    for i in order:
-        if _bernoulli_exp(epsilon * (best - values[i]), rng):
-            return i
-    raise AssertionError("unreachable: the best output's coin has probability 1")
-
-
-#: Integer score gaps below this are exact in float64.
-_EXACT = 1 << 53
-#: Relative widening of the float bounds on each coin's probability (covers their own roundings).
-_WIDEN = 2.0**-45
-
-
-def _all_coins(vector: RationalArray, epsilon: Fraction, rng: random.Random) -> np.ndarray | None:
-    """The indices whose coin lands heads, every coin flipped (the module's fast path); None if the filter cannot apply."""
-    if isinstance(vector.den, np.ndarray):
-        vector = vector._common_denominator()
-    nums, n = vector.num, len(vector)
-    if nums.dtype == object or n == 0 or not filter_enabled():
-        return None
-    top = int(nums.max())
-    spread = top - int(nums.min())
-    a, b = epsilon.numerator, epsilon.denominator * int(vector.den)
-    rate = a / b  # correctly rounded
-    if spread >= _EXACT or not 2.0**-1000 < rate < 2.0**1000:
-        return None
-    gaps = top - nums  # exact integers below 2^53
-    with np.errstate(under="ignore"):
-        exponents = gaps * -rate  # ỹ = fl(−(q* − q)·fl(a/b)): within 4u·|ỹ| of −γ, as the filter allows
-        probabilities = np.exp(exponents)
-    eta = 2.0 * (EXP_REL + 4.0 * U * min(spread * rate * (1.0 + 2.0**-50), 800.0))
-    lower = probabilities * (1.0 - eta - _WIDEN) - 2.0 * TINY
-    upper = probabilities * (1.0 + eta + _WIDEN) + 2.0 * TINY
-    bits = np.frombuffer(rng.getrandbits(64 * n).to_bytes(8 * n, "little"), dtype=np.uint64) >> np.uint64(11)
-    low = bits.astype(np.float64) * 2.0**-53  # U ∈ [u, u + 1) / 2^53, both ends exact in float64
-    high = (bits + np.uint64(1)).astype(np.float64) * 2.0**-53
-    heads = (high <= lower) | (gaps == 0)  # U < p for every U allowed (the best output: p = 1)
-    tails = low >= upper  # U >= p for every U allowed
-    for i in np.flatnonzero(~(heads | tails)).tolist():
-        gamma = epsilon * Fraction(int(gaps[i]), int(vector.den))
-        heads[i] = _exact_coin(gamma, int(bits[i]), rng)
-    return np.flatnonzero(heads)
-
-
-def _exact_coin(gamma: Fraction, u: int, rng: random.Random) -> bool:
-    """Whether ``U < e^{−γ}`` for the uniform ``U`` whose first 53 bits are ``u`` (more bits drawn as needed)."""
-    p = ExpSum.exp(-gamma)
-
-    def locate(more: int, k: int) -> bool | None:
-        value, bits = (u << k) | more, 53 + k  # U's first 53 bits, then the k drawn here
-        if (p - ExpSum.rational(Fraction(value + 1, 1 << bits))).sign() >= 0:
-            return True
-        if (p - ExpSum.rational(Fraction(value, 1 << bits))).sign() <= 0:
-            return False
-        return None
-
-    return draw_lazily(locate, rng)

@@ -51,7 +51,9 @@ from flint import arb, ctx, fmpq, fmpq_poly, fmpz_poly
 from expmech.spec._errors import InvalidArgument, PrecisionExhausted, describe
 
 from ..exact._exactreal import ExpRatio, LogExpRatio
-from ..exact._expsum import ExpSum, _check_bits, _exact_fraction, arb_from_fraction, ball_endpoints
+from ..exact._balls import _check_bits, _exact_fraction, arb_from_fraction, ball_endpoints
+from ..exact._expsum import ExpSum
+from ..sampling._coins import sample_permute_and_flip
 from ..sampling._random import resolve_rng
 from ..exponential._finite import PrivacyLoss
 from ..exact._refined import RefinedValue
@@ -435,8 +437,6 @@ class PermuteAndFlipDistribution:
 
     def sample(self, *, rng: random.Random | None = None) -> Hashable:
         """One exact draw (the mechanism itself: random order, exact coins)."""
-        from ._permute_flip import sample_permute_and_flip
-
         index = sample_permute_and_flip(self._scores, self._mechanism.epsilon, resolve_rng(rng))
         return self.outputs[index]
 

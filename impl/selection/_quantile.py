@@ -32,7 +32,7 @@ from expmech.spec._validate import as_rational
 from ..exact._exactreal import LogExpRatio
 from ..exact._expsum import ExpSum
 from ..quality._inputs import check_epsilon
-from ..exponential._finite import Distribution, ExponentialMechanism, PrivacyLoss
+from ..exponential._front import Distribution, ExponentialMechanism, PrivacyLoss
 
 __all__ = ["QuantileMechanism"]
 

@@ -35,7 +35,7 @@ from ..exact._expsum import ExpSum, _check_bits, arb_from_fraction, ball_endpoin
 from ..quality._inputs import check_base_measure, check_epsilon, check_outputs, check_quality, evaluate_scores
 from ..sampling._inversion import InversionTable
 from ._pf_law import _LevelCache, _Levels, log_ratio_loss
-from ._permute_flip import sample_permute_and_flip
+from ..sampling._coins import sample_permute_and_flip
 from ..sampling._random import resolve_rng
 from ..exponential._finite import PrivacyLoss
 from ..exact._refined import RefinedValue

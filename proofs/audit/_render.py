@@ -9,9 +9,10 @@ import json
 import math
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ._result import AuditResult, CellEvidence
+if TYPE_CHECKING:
+    from ._result import AuditResult, CellEvidence
 
 __all__ = ["audit_json", "render_html", "render_json", "render_text"]
 

@@ -10,6 +10,8 @@ from typing import Any
 
 from expmech.spec import ExpMechError
 
+from ._render import render_text
+
 __all__ = [
     "AuditResult",
     "AuditStatus",
@@ -200,6 +202,4 @@ class AuditResult:
         return tuple(f for f in self.findings if f.violation)
 
     def __str__(self) -> str:
-        from ._render import render_text
-
         return render_text([self])

@@ -45,12 +45,10 @@ The :class:`CheckReport` says which of :class:`CheckOutcome` applies; only
 
 from __future__ import annotations
 
-import enum
 import itertools
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
 from importlib import resources
 from pathlib import Path
@@ -62,86 +60,12 @@ from expmech.spec._errors import describe
 from ._canonical import canonical_bytes, sha256_hex
 from ._limits import CertificateLimits, CertificateMalformed, CertificateRefused, check_content_limits, check_shape, parse_json, read_limited
 
+from ._run import CheckOutcome, CheckReport, DerivationCache, _Check, _Stop
+
 if TYPE_CHECKING:
     import sympy
 
-    from ._derive import Derivation
-    from ._smt import SolverRun
-
 __all__ = ["CheckOutcome", "CheckReport", "DerivationCache", "certificate_schema", "check_certificate"]
-
-
-class CheckOutcome(enum.Enum):
-    """What a check established, with the exit code ``expmech check`` gives it."""
-
-    CERTIFIES_DP = "valid: certifies ε-DP"
-    NO_DP_CLAIM = "valid, but certifies no ε-DP"
-    INVALID = "INVALID: forged, tampered or inconsistent"
-    REFUSED = "refused: over a limit or unreadable"
-    INCONCLUSIVE = "inconclusive: could not be re-derived here"
-
-    @property
-    def exit_code(self) -> int:
-        """0 CERTIFIES_DP, 1 INVALID, 2 REFUSED, 3 NO_DP_CLAIM, 4 INCONCLUSIVE."""
-        return {"CERTIFIES_DP": 0, "INVALID": 1, "REFUSED": 2, "NO_DP_CLAIM": 3, "INCONCLUSIVE": 4}[self.name]
-
-
-@dataclass(frozen=True)
-class CheckReport:
-    """The outcome of :func:`check_certificate`.
-
-    ``ok`` is True when the certificate is valid — every recorded member equals
-    its re-derivation and every independent check passed — whether or not it
-    certifies ε-DP; ``outcome`` says which (see :class:`CheckOutcome`).
-    ``checks`` lists ``(name, passed, detail)`` in the order run, ending at the
-    first failure; ``failed`` names it (``"claim sensitivity"``, ``"digest"``, …)
-    and ``problems`` holds its message.  ``notes`` are worth knowing but are
-    not failures (cvc5 missing, another z3 version, a changed implementation).
-    """
-
-    ok: bool
-    status: str | None
-    epsilon: str | None
-    checks: tuple[tuple[str, bool, str], ...]
-    problems: tuple[str, ...]
-    notes: tuple[str, ...] = field(default=())
-    outcome: CheckOutcome = CheckOutcome.INVALID
-    failed: str | None = None
-
-    @property
-    def exit_code(self) -> int:
-        """The exit code of ``expmech check`` for this certificate."""
-        return self.outcome.exit_code
-
-    @property
-    def certifies_dp(self) -> bool:
-        """Whether this is a valid certificate of ε-DP (within ``max_epsilon`` when one was given)."""
-        return self.outcome is CheckOutcome.CERTIFIES_DP
-
-    @property
-    def summary(self) -> str:
-        """One line: the outcome and, for a failure, the first failing check and why."""
-        if self.failed is not None:
-            return f"{self.outcome.value} — {self.problems[0] if self.problems else self.failed}"
-        if self.outcome is CheckOutcome.CERTIFIES_DP:
-            return f"{self.outcome.value}: ε = {self.epsilon} (status {self.status}), every claim re-derived"
-        reason = self.notes[0].removeprefix(f"{self.outcome.value}: ") if self.notes else "no ε-DP claim"
-        return f"{self.outcome.value} (status {self.status}): {reason}"
-
-
-class DerivationCache:
-    """A cache of fresh derivations by their inputs and solver log, and of solver runs by query text, for checking
-    many certificates.
-
-    Sound because a derivation is a deterministic function of what it is keyed
-    by (the inputs, the recorded solver log it replays, the installed z3), and
-    holds only what the checker itself derived or confirmed.
-    """
-
-    def __init__(self) -> None:
-        self.derivations: dict[bytes, Derivation] = {}
-        self.z3_runs: dict[tuple[str, int, int], SolverRun] = {}
-        self.cvc5_runs: dict[tuple[str, int], SolverRun | None] = {}
 
 
 _VALIDATOR: list[Any] = []
@@ -166,43 +90,6 @@ def _validator() -> Any:
         unsigned = next(form for form in schema["anyOf"] if "certificate" in form["properties"])
         _VALIDATOR.append(jsonschema.Draft202012Validator({**{k: v for k, v in schema.items() if k != "anyOf"}, **unsigned}))
     return _VALIDATOR[0]
-
-
-class _Stop(Exception):
-    pass
-
-
-_PROVENANCE = ("tools", "implementation_sha256")
-
-
-class _Check:
-    """One run of the checker: the checks so far, the notes, and the outcome."""
-
-    def __init__(self, solvers: tuple[str, ...], limits: CertificateLimits, cache: DerivationCache | None) -> None:
-        self.solvers = solvers
-        self.limits = limits
-        self.cache = cache
-        self.checks: list[tuple[str, bool, str]] = []
-        self.notes: list[str] = []
-        self.outcome = CheckOutcome.INVALID
-        self.failed: str | None = None
-        self.status: str | None = None
-        self.epsilon: str | None = None
-        self.z3_runs: dict[tuple[str, int, int], SolverRun] = cache.z3_runs if cache is not None else {}
-
-    def passed(self, name: str, detail: str = "") -> None:
-        self.checks.append((name, True, detail))
-
-    def fail(self, name: str, detail: str, outcome: CheckOutcome = CheckOutcome.INVALID) -> _Stop:
-        self.checks.append((name, False, detail))
-        self.failed = name
-        self.outcome = outcome
-        return _Stop()
-
-    def report(self) -> CheckReport:
-        problems = tuple(f"{name}: {detail}" if detail else name for name, passed, detail in self.checks if not passed)
-        ok = self.failed is None and self.outcome in (CheckOutcome.CERTIFIES_DP, CheckOutcome.NO_DP_CLAIM)
-        return CheckReport(ok, self.status, self.epsilon if ok else None, tuple(self.checks), problems, tuple(self.notes), self.outcome, self.failed)
 
 
 def check_certificate(

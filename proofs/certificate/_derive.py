@@ -33,21 +33,21 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import random
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import sympy
 
 from expmech.impl import ExponentialMechanism
-from expmech.spec import DATASET_SIZE, LogLikelihood, Neighbours, QualityFunction, derive_epsilon, rational_text
-from expmech.spec._domains import IntRange
+from expmech.spec import DATASET_SIZE, LogLikelihood, Neighbours, derive_epsilon, rational_text
 
 from .._outcome import Status
 from ..prover import MonotonicityResult, SensitivityResult, Witness, prove_monotone, prove_sensitivity
-from ._inputs import CertificateInputs, FiniteRange, encode_value, inputs_to_json
-from ._replay import ReplayProblem, SolverLog, solver_log
-from ._smt import normalise_smt2, z3_label
+from ._inputs import CertificateInputs, FiniteRange, encode_value
+from ._posterior import derive_posterior
+from ._replay import SolverLog, solver_log
+from ._smt import z3_label
+from ._statement import PREDICATE_TYPE, SCHEMA_VERSION, STATEMENT_TYPE, Derivation, assemble, random_record, record_queries, subject
 
 __all__ = [
     "Derivation",
@@ -64,10 +64,6 @@ __all__ = [
     "subject",
 ]
 
-SCHEMA_VERSION = "2"
-PREDICATE_TYPE = "urn:expmech:dp-certificate:v2"
-STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
-
 _METHODS = {
     "lifted": "z3 per-record bounds lifted to every n",
     "joint": "z3 joint encoding of all aggregates, every n",
@@ -75,24 +71,6 @@ _METHODS = {
     "search": "exact search",
     "none": "none",
 }
-
-
-@dataclass(frozen=True)
-class Derivation:
-    """A fresh derivation: the statement (without provenance) and the objects it was written from.
-
-    ``epsilon`` is the ε derived from the privacy theorem whenever the
-    sensitivity is PROVED (even if the conformance check then refutes it);
-    ``problem`` is set when a recorded solver log could not be replayed (then
-    the statement is not a derivation of that certificate).
-    """
-
-    statement: dict[str, Any]
-    sensitivity: Any  # SensitivityResult, or LikelihoodRatioResult for posterior sampling
-    monotone: MonotonicityResult | None
-    epsilon: sympy.Expr | None
-    mechanism: Any  # ExponentialMechanism, PosteriorSampling, or None when none was needed
-    problem: ReplayProblem | None = None
 
 
 def expression_text(expr: sympy.Expr | None) -> str | None:
@@ -108,22 +86,6 @@ def measure_budget(rlimit: int) -> int:
     """The rlimit a recorded query is re-run with: at least the certificate's and the prover's default."""
     default = inspect.signature(prove_sensitivity).parameters["rlimit"].default
     return max(rlimit, int(default))
-
-
-def record_queries(queries: Any) -> list[dict[str, Any]]:
-    """The recorded form of a prover's queries: normal-form SMT-LIB2, the answer, and z3's resource count for it."""
-    return [
-        {
-            "purpose": query.purpose,
-            "expected": query.expected,
-            "result": query.result.status,
-            "reason": query.result.reason,
-            "smt2": normalise_smt2(query.result.smt2),
-            "rlimit_used": query.result.rlimit_used,
-            "solver": z3_label(),
-        }
-        for query in queries
-    ]
 
 
 def _witness(w: Witness | None) -> dict[str, Any] | None:
@@ -183,24 +145,6 @@ def _monotone_claim(result: MonotonicityResult, queries: list[dict[str, Any]]) -
     }
 
 
-def random_record(quality: QualityFunction | LogLikelihood, rng: random.Random) -> Any:
-    """One record drawn from the schema's domains (bare for one field), as the conformance check draws them."""
-    record: dict[str, Any] = {}
-    for name, _, domain in quality.schema.items():
-        if isinstance(domain, IntRange) and domain.lo is not None and domain.hi is not None:
-            record[name] = rng.randint(domain.lo, domain.hi)
-        elif domain.is_finite:
-            record[name] = domain.decode(rng.choice(domain.codes()))
-        else:
-            lo, hi = domain.bounds()
-            low = lo if lo is not None else (hi - 100 if hi is not None else Fraction(-100))
-            high = hi if hi is not None else low + 200
-            value = low + (high - low) * Fraction(rng.randint(0, 64), 64)
-            record[name] = int(value) if domain.sort == "int" else value
-    items = list(quality.schema.items())
-    return record[items[0][0]] if len(items) == 1 else record
-
-
 def epsilon_at(epsilon: sympy.Expr, size: int) -> Fraction:
     """ε at dataset size ``n = size`` as a Fraction."""
     value = sympy.Rational(epsilon.subs(DATASET_SIZE, size))
@@ -258,11 +202,6 @@ def _conformance(inputs: CertificateInputs, mech: ExponentialMechanism, epsilon:
     }
 
 
-def subject(quality: QualityFunction | LogLikelihood) -> list[dict[str, Any]]:
-    """The in-toto subject: the quality function, named, with its sha256."""
-    return [{"name": f"quality:{quality.name or 'unnamed'}", "digest": {"sha256": quality.sha256}}]
-
-
 def derive(inputs: CertificateInputs, *, replay: list[dict[str, Any]] | None = None) -> Derivation:
     """Derive every claim from ``inputs`` (see the module docstring), recording its solver calls in
     ``predicate.solver_calls`` — or, with ``replay`` (a certificate's ``solver_calls``), replaying them
@@ -277,8 +216,6 @@ def derive(inputs: CertificateInputs, *, replay: list[dict[str, Any]] | None = N
 
 def _derive(inputs: CertificateInputs, log: SolverLog) -> Derivation:
     if isinstance(inputs.quality, LogLikelihood):
-        from ._posterior import derive_posterior
-
         return derive_posterior(inputs, log)
     quality = inputs.quality
     mech = inputs.range.mechanism(quality, inputs.epsilon0)
@@ -360,17 +297,3 @@ def _derive(inputs: CertificateInputs, log: SolverLog) -> Derivation:
                 status, epsilon_text = Status.REFUTED, None
                 notes = ["no ε-DP claim: a bidder gains more by misreporting than the truthfulness bound allows"]
     return Derivation(assemble(inputs, claims, status, epsilon_text, notes), sensitivity, monotone, derived, mech)
-
-
-def assemble(inputs: CertificateInputs, claims: list[dict[str, Any]], status: Status, epsilon_text: str | None, notes: list[str]) -> dict[str, Any]:
-    """The in-toto statement (without provenance) of a derivation: its inputs, claims and verdict."""
-    predicate = {
-        "schema_version": SCHEMA_VERSION,
-        "status": str(status),
-        "epsilon": epsilon_text,
-        "dp_claim": epsilon_text is not None,
-        **inputs_to_json(inputs),
-        "claims": claims,
-        "notes": notes,
-    }
-    return {"_type": STATEMENT_TYPE, "subject": subject(inputs.quality), "predicateType": PREDICATE_TYPE, "predicate": predicate}

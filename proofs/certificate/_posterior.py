@@ -30,7 +30,7 @@ from expmech.spec._serial import rational_from_text
 
 from .._outcome import Status
 from ..prover._likelihood import LikelihoodRatioResult, RatioWitness, prove_likelihood_ratio
-from ._derive import Derivation, assemble, random_record, record_queries
+from ._statement import Derivation, assemble, random_record, record_queries
 from ._inputs import CertificateInputs, FiniteRange, IntervalRange, decode_output, decode_value, encode_value
 from ._replay import SolverLog
 

@@ -21,7 +21,7 @@ from typing import Any
 import sympy
 
 from expmech.impl import ExponentialMechanism
-from expmech.impl.exponential._ranges import is_range, resolve_range
+from expmech.impl.exponential._kinds import is_range
 from expmech.spec import (
     DATASET_SIZE,
     ExpMechError,

@@ -23,7 +23,7 @@ from expmech.spec._serial import rational_from_text
 from ..prover._claims import at_least
 from ._build import implementation_sha256
 from ._canonical import canonical_bytes
-from ._check import _PROVENANCE, CheckOutcome, _Check
+from ._run import _PROVENANCE, CheckOutcome, _Check
 from ._derive import Derivation, derive, epsilon_at, measure_budget, subject
 from ._inputs import CertificateInputs, decode_output, decode_value, inputs_from_json, inputs_to_json
 from ._smt import SolverRun, normalise_smt2, run_cvc5, run_z3, z3_label

@@ -18,7 +18,7 @@ from typing import Any
 
 from expmech.impl import DigitalGoodsAuction
 
-from ._families import Evaluation, InstanceFamily, _pick
+from ._family_base import Evaluation, InstanceFamily, _pick
 from ._truthfulness import check_truthfulness
 
 __all__ = ["AuctionsFamily", "utility_model"]

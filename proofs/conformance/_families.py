@@ -15,7 +15,6 @@ import math
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from math import factorial
 from typing import Any
@@ -25,30 +24,11 @@ import sympy
 from expmech.impl import ExponentialMechanism, ExpRatio, ExpSum
 from expmech.spec import InvalidArgument, statement
 
+from ._auction_family import AuctionsFamily
+from ._family_base import Evaluation, InstanceFamily, _pick
+from ._posterior_family import PosteriorSamplingFamily
+
 __all__ = ["FAMILIES", "Evaluation", "InstanceFamily"]
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """Which hypotheses hold on an instance, and whether the conclusion does (``None``: undefined)."""
-
-    hypotheses: dict[str, bool]
-    conclusion: bool | None
-    detail: str = ""
-
-
-class InstanceFamily:
-    """Random finite instances of one statement."""
-
-    statement_id: str = ""
-
-    def generate(self, rng: random.Random) -> dict[str, Any]:
-        """A random instance."""
-        raise NotImplementedError
-
-    def evaluate(self, instance: dict[str, Any]) -> Evaluation:
-        """Exact evaluation of the hypotheses and the conclusion on ``instance``."""
-        raise NotImplementedError
 
 
 # -- shared helpers -------------------------------------------------------------------
@@ -74,10 +54,6 @@ def _distribution(scores: Sequence[Fraction], measure: Sequence[Fraction], epsil
         quality, eps = _Scores([Fraction(0)] * len(scores)), Fraction(1)
     mech = ExponentialMechanism(quality, epsilon=eps, outputs=range(len(scores)), base_measure=dict(enumerate(measure)))
     return mech.distribution(None)
-
-
-def _pick(rng: random.Random, values: Sequence[Any]) -> Any:
-    return values[rng.randrange(len(values))]
 
 
 def _hamming_one(a: Sequence[Any], b: Sequence[Any]) -> bool:
@@ -542,9 +518,6 @@ class SyntheticSizeFamily(InstanceFamily):
         probability = dist.mass(bad)
         return Evaluation(hypotheses, probability <= delta, f"Pr[B] ≈ {float(probability):.4g}, δ = {delta}")
 
-
-from ._auction_family import AuctionsFamily  # noqa: E402 - it builds on the base classes above
-from ._posterior_family import PosteriorSamplingFamily  # noqa: E402 - likewise
 
 FAMILIES: dict[str, InstanceFamily] = {
     family.statement_id: family

@@ -21,7 +21,7 @@ from flint import acb, arb, ctx
 from expmech.impl import ExponentialMechanism, ExponentialTopK, PermuteAndFlip
 from expmech.impl.exact._expsum import arb_from_fraction, ball_endpoints
 
-from ._families import Evaluation, InstanceFamily
+from ._family_base import Evaluation, InstanceFamily
 
 __all__ = ["IDENTITY_FAMILIES"]
 

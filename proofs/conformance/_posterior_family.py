@@ -23,7 +23,7 @@ import sympy
 from expmech.impl import LogLinear, PosteriorSampling
 from expmech.spec import BetaPrior, Booleans, Grid, InvalidArgument, LogLikelihood, OutputSpace, RationalRange, RecordSchema
 
-from ._families import Evaluation, InstanceFamily, _pick
+from ._family_base import Evaluation, InstanceFamily, _pick
 
 __all__ = ["PosteriorSamplingFamily", "bernoulli_likelihood"]
 

@@ -42,7 +42,9 @@ from expmech.spec import (
     total,
 )
 
-from ._families import FAMILIES, Evaluation, InstanceFamily
+from ._families import FAMILIES
+from ._families import _t_condition as finite_t_condition
+from ._family_base import Evaluation, InstanceFamily
 
 __all__ = ["RANGE_SHARE", "with_ranges"]
 
@@ -306,8 +308,6 @@ class _RangeAccuracy(InstanceFamily):
 
 
 def _t_condition(best: Fraction, t: Fraction, mu_good: Fraction, eps: Fraction) -> bool:
-    from ._families import _t_condition as finite_t_condition
-
     return bool(finite_t_condition(best, t, mu_good, eps))
 
 
