@@ -8,7 +8,7 @@ samplers; the exact laws of the other selection mechanisms in common use
 
 import typing as _typing
 
-from expmech.spec._exports import lazy_exports as _lazy_exports
+from expmech.spec.internal import lazy_exports as _lazy_exports
 
 _EXPORTS = {
     ".applications._auction": ("DigitalGoodsAuction", "Incentive", "posted_price_utility"),

@@ -22,7 +22,7 @@ from typing import Any
 import sympy
 
 from expmech.spec import DATASET_SIZE, QualityFunction
-from expmech.spec._errors import readable
+from expmech.spec.internal import readable
 
 from .certificate._build import Certificate, certify
 from ._outcome import Status

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from expmech.spec import DATASET_SIZE
-from expmech.spec._errors import readable
+from expmech.spec.internal import readable
 
 if TYPE_CHECKING:  # pragma: no cover
     from .prover._falsify import FalsificationResult

@@ -27,7 +27,7 @@ from expmech.spec import (
     RationalRange,
     RecordSchema,
 )
-from expmech.spec._errors import describe
+from expmech.spec.internal import describe
 
 __all__ = [
     "base_measures",

@@ -32,8 +32,9 @@ __all__ = ["lazy_exports"]
 def lazy_exports(package: str, exports: Mapping[str, tuple[str, ...]]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """A module ``__getattr__`` and ``__dir__`` for ``package`` whose public names live where ``exports`` says.
 
-    ``exports`` maps a module, relative to ``package`` (``"._errors"``), to
-    the names it provides.  ``__getattr__(name)`` imports the name's module,
+    ``exports`` maps a module, relative to ``package`` (``"._errors"``) or
+    absolute (``"expmech.spec._errors"``, for a plain module such as
+    ``expmech.spec.internal``), to the names it provides.  ``__getattr__(name)`` imports the name's module,
     binds the name in the package (later lookups cost nothing) and returns it;
     for any other name that is a submodule of ``package`` it imports the
     submodule; otherwise it raises :class:`AttributeError` as a module does.
@@ -48,7 +49,8 @@ def lazy_exports(package: str, exports: Mapping[str, tuple[str, ...]]) -> tuple[
             value = getattr(importlib.import_module(module, package), name)
             namespace[name] = value
             return value
-        if not (name.startswith("__") and name.endswith("__")) and importlib.util.find_spec(f"{package}.{name}") is not None:
+        is_package = "__path__" in namespace  # a plain module (``internal``) has no submodules
+        if is_package and not (name.startswith("__") and name.endswith("__")) and importlib.util.find_spec(f"{package}.{name}") is not None:
             return importlib.import_module(f"{package}.{name}")
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
 

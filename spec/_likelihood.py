@@ -29,7 +29,7 @@ import sympy
 
 from ._errors import InvalidArgument, InvalidType, QualityError, describe
 from ._language import OutputSpace, RecordSchema
-from ._quality import Env, _compile, _SpecFunction
+from ._quality import Env, compile_expression, _SpecFunction
 from ._serial import function_from_json, function_to_json
 
 __all__ = ["BetaPrior", "LogLikelihood", "likelihood_from_json", "likelihood_to_json"]
@@ -62,7 +62,7 @@ class LogLikelihood(_SpecFunction):
 
     def __init__(self, likelihood: Any, *, schema: RecordSchema, outputs: OutputSpace, name: str | None = None) -> None:
         self._setup(likelihood, schema, outputs, name, parameter="likelihood", version=CANONICAL_VERSION, inside="likelihood")
-        self._evaluate = _compile(self._expr)
+        self._evaluate = compile_expression(self._expr)
 
     def record_likelihood_codes(self, record: Env, output: Env) -> Fraction:
         """``ℓ(x, θ)`` on an encoded record and parameter; a negative value raises :class:`QualityError`."""

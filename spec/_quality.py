@@ -147,7 +147,7 @@ class QualityFunction(_SpecFunction):
 
     def __init__(self, expr: Any, *, schema: RecordSchema, outputs: OutputSpace, name: str | None = None) -> None:
         self._setup(expr, schema, outputs, name, parameter="expr", version=CANONICAL_VERSION, inside=None)
-        self._evaluate = _compile(self._expr)
+        self._evaluate = compile_expression(self._expr)
         self._shared: list[tuple[sympy.Basic, Evaluator]] | None = None
 
     # -- evaluation -------------------------------------------------------------
@@ -179,7 +179,7 @@ class QualityFunction(_SpecFunction):
         """
         shared: Env = {}
         if self._shared is None:
-            self._shared = [(node, _compile(node)) for node in self._output_free_aggregates()]
+            self._shared = [(node, compile_expression(node)) for node in self._output_free_aggregates()]
         for node, evaluate in self._shared:
             try:
                 shared[node] = evaluate({}, records)
@@ -354,7 +354,7 @@ def _check_categories(expr: sympy.Basic, categories: dict[sympy.Symbol, Categori
 # -- the interpreter ---------------------------------------------------------------
 
 
-def _compile(expr: sympy.Basic) -> Evaluator:
+def compile_expression(expr: sympy.Basic) -> Evaluator:
     """A closure computing ``expr`` exactly from an environment and the records.
 
     A data-dependent subexpression first looks itself up in the environment, so
@@ -389,7 +389,7 @@ def _compile_node(expr: sympy.Basic) -> Evaluator:
     if isinstance(expr, Size):
         return lambda env, records: env[expr] if expr in env else len(records)
     if isinstance(expr, Count | Total | Mean):
-        body = _compile(expr.args[0])
+        body = compile_expression(expr.args[0])
         is_count = isinstance(expr, Count)
         is_mean = isinstance(expr, Mean)
         node = expr
@@ -410,7 +410,7 @@ def _compile_node(expr: sympy.Basic) -> Evaluator:
             return acc
 
         return aggregate
-    parts = [_compile(arg) for arg in expr.args] if not isinstance(expr, sympy.Piecewise) else []
+    parts = [compile_expression(arg) for arg in expr.args] if not isinstance(expr, sympy.Piecewise) else []
     if isinstance(expr, sympy.Add):
         return lambda env, records: sum(p(env, records) for p in parts)
     if isinstance(expr, sympy.Mul):
@@ -435,7 +435,7 @@ def _compile_node(expr: sympy.Basic) -> Evaluator:
     if isinstance(expr, sympy.Min):
         return lambda env, records: min(p(env, records) for p in parts)
     if isinstance(expr, sympy.Piecewise):
-        branches = [(_compile(pair.expr), _compile(pair.cond)) for pair in expr.args]
+        branches = [(compile_expression(pair.expr), compile_expression(pair.cond)) for pair in expr.args]
         text = str(expr)
 
         def piecewise(env: Env, records: Sequence[Env]) -> Any:

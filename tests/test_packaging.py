@@ -37,10 +37,4 @@ def test_py_typed_is_shipped(name):
     assert files(name).joinpath("py.typed").is_file()
 
 
-def test_layers_import_one_way():
-    """spec imports neither impl nor proofs; impl does not import proofs."""
-    code = (
-        "import sys, expmech.spec; assert not any(m.startswith(('expmech.impl', 'expmech.proofs')) for m in sys.modules);"
-        "import expmech.impl; assert not any(m.startswith('expmech.proofs') for m in sys.modules)"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)
+# That the layers import one way (and without cycles or private names across them) is checked statically: test_layering.py.

@@ -20,6 +20,8 @@ ROOMS = [
     "expmech.proofs.audit",
     "expmech.proofs.adapters",
     *IMPL_ROOMS,
+    "expmech.spec.internal",
+    "expmech.impl.internal",
 ]
 
 

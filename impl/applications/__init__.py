@@ -7,7 +7,7 @@ synthetic-data mechanism.
 
 import typing as _typing
 
-from expmech.spec._exports import lazy_exports as _lazy_exports
+from expmech.spec.internal import lazy_exports as _lazy_exports
 
 _EXPORTS = {
     "._auction": ("DigitalGoodsAuction", "Incentive", "posted_price_utility"),

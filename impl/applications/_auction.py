@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from expmech.spec import Grid, IntRange, OutputSpace, QualityFunction, RecordSchema, count
-from expmech.spec._errors import InvalidArgument, InvalidType, QualityError, describe
-from expmech.spec._validate import as_rational
+from expmech.spec import Grid, IntRange, InvalidArgument, InvalidType, OutputSpace, QualityError, QualityFunction, RecordSchema, count
+from expmech.spec.internal import as_rational, describe
 
 from ..exact._exactreal import ExpRatio
 from ..exact._expsum import ExpSum
@@ -167,10 +166,10 @@ class DigitalGoodsAuction:
         checked = self._bids(bids)
         index = _bidder(bidder, len(checked))
         v = _rational(value, "value")
-        rule = _utility_rule(utility)
+        rule = utility_rule(utility)
         dist = self._mechanism.distribution(checked)
         numerator = ExpSum.weighted_exps(
-            (_utility_value(rule, v, checked[index], p), self._epsilon * score) for p, score in zip(self._prices, dist.scores)
+            (utility_value(rule, v, checked[index], p), self._epsilon * score) for p, score in zip(self._prices, dist.scores)
         )
         return ExpRatio(numerator, dist.normaliser)
 
@@ -180,7 +179,7 @@ class DigitalGoodsAuction:
         ``values`` are the bidders' true values (each one of the reports).
         """
         truthful_bids = self._bids(values)
-        _utility_rule(utility)
+        utility_rule(utility)
         result = []
         for i, v in enumerate(truthful_bids):
             truthful = self.expected_utility(truthful_bids, bidder=i, value=v, utility=utility)
@@ -240,7 +239,7 @@ def _bidder(bidder: Any, count: int) -> int:
     return bidder
 
 
-def _utility_rule(utility: Any) -> Utility:
+def utility_rule(utility: Any) -> Utility:
     """``utility`` itself, :func:`posted_price_utility` for None; InvalidType naming ``utility`` if it cannot be called."""
     if utility is None:
         return posted_price_utility
@@ -249,7 +248,8 @@ def _utility_rule(utility: Any) -> Utility:
     return utility
 
 
-def _utility_value(rule: Utility, value: Fraction, report: Fraction, price: Fraction) -> Fraction:
+def utility_value(rule: Utility, value: Fraction, report: Fraction, price: Fraction) -> Fraction:
+    """``rule(value, report, price)`` as an exact rational; a rule that raises or returns a non-rational raises :class:`~expmech.spec.QualityError` naming the price."""
     try:
         result = rule(value, report, price)
     except Exception as error:  # noqa: BLE001 - a user callable; reported with its output

@@ -29,8 +29,8 @@ from typing import Any
 
 from flint import arb, ctx
 
-from expmech.spec import LogLikelihood, OutputSpace, RationalRange
-from expmech.spec._errors import InvalidArgument, InvalidType, describe
+from expmech.spec import InvalidArgument, InvalidType, LogLikelihood, OutputSpace, RationalRange
+from expmech.spec.internal import describe
 
 from ..quality._inputs import check_base_measure, check_epsilon, check_outputs
 from ..exact._expsum import DEFAULT_MAX_PRECISION
@@ -76,7 +76,7 @@ class PosteriorSampling:
         self._quality = quality
         self._epsilon = check_epsilon(epsilon)
         self._continuous: ContinuousPosterior | None = None
-        interval = _interval(quality, outputs)
+        interval = posterior_interval(quality, outputs)
         if interval is not None:
             self._continuous = ContinuousPosterior(quality, epsilon=self._epsilon, interval=interval, prior=base_measure)
             self._outputs: tuple[Hashable, ...] = ()
@@ -169,7 +169,7 @@ class PosteriorSampling:
         return f"PosteriorSampling({self._quality!r}, epsilon={self._epsilon}, outputs=<{len(self._outputs)} parameters>)"
 
 
-def _interval(quality: LogLikelihood, outputs: Any) -> RationalRange | None:
+def posterior_interval(quality: LogLikelihood, outputs: Any) -> RationalRange | None:
     """The interval θ ranges over, if the outputs are one (a RationalRange, or the quality's one RationalRange variable)."""
     if isinstance(outputs, RationalRange):
         return outputs

@@ -36,7 +36,7 @@ import sympy
 from flint import fmpq, fmpq_poly
 
 from expmech.spec import BetaPrior, InvalidArgument, LogLikelihood, RationalRange
-from expmech.spec._errors import describe
+from expmech.spec.internal import describe
 
 from ..sampling._lazy import cell_span, draw_lazily, grid_step, locate_exactly, released_cell, released_value, released_values
 from ..exact._loglinear import LogLinear
@@ -291,7 +291,7 @@ def _nonnegative_on(poly: fmpq_poly, lo: Fraction, hi: Fraction) -> bool:
 
 
 def _rational(value: Any) -> Fraction:
-    from expmech.spec._validate import as_rational
+    from expmech.spec.internal import as_rational
 
     return as_rational(value, name="value")
 

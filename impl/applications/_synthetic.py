@@ -30,7 +30,7 @@ import numpy as np
 import sympy
 
 from expmech.spec import InvalidArgument
-from expmech.spec._errors import describe
+from expmech.spec.internal import describe
 
 from ..exact._exactreal import ExpRatio
 from ..exact._expsum import ExpSum

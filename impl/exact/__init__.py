@@ -11,7 +11,7 @@ imports no other room of ``expmech.impl``.
 
 import typing as _typing
 
-from expmech.spec._exports import lazy_exports as _lazy_exports
+from expmech.spec.internal import lazy_exports as _lazy_exports
 
 _EXPORTS = {
     "._exactreal": ("ExpRatio", "LogExpRatio"),

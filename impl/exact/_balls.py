@@ -13,7 +13,8 @@ from fractions import Fraction
 
 from flint import arb, fmpq
 
-from expmech.spec._errors import InvalidArgument, InvalidType, PrecisionExhausted, describe
+from expmech.spec import InvalidArgument, InvalidType, PrecisionExhausted
+from expmech.spec.internal import describe
 
 __all__ = ["DEFAULT_MAX_PRECISION", "arb_from_fraction", "ball_endpoints", "enclose_ball", "settle_sign"]
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from expmech.spec._errors import ExpMechError, approximate, readable
+from expmech.spec import ExpMechError
+from expmech.spec.internal import approximate, readable
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._exactreal import ExpRatio, LogExpRatio

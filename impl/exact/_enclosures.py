@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from flint import arb, ctx
 
-from expmech.spec._errors import PrecisionExhausted
+from expmech.spec import PrecisionExhausted
 
 from ._expsum import DEFAULT_MAX_PRECISION, _check_bits, arb_from_fraction, ball_endpoints
 

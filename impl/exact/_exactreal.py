@@ -14,7 +14,8 @@ from typing import Union
 
 from flint import arb, ctx
 
-from expmech.spec._errors import InvalidArgument, PrecisionExhausted, describe
+from expmech.spec import InvalidArgument, PrecisionExhausted
+from expmech.spec.internal import describe
 
 from ._display import log_text, ratio_text
 from ._expsum import (

@@ -39,9 +39,9 @@ from typing import Any, Union
 import numpy as np
 from flint import arb, ctx
 
-from expmech.spec._errors import InvalidType, PrecisionExhausted, describe
+from expmech.spec import InvalidType, PrecisionExhausted
+from expmech.spec.internal import as_rational, describe
 
-from expmech.spec._validate import as_rational
 
 from ._balls import DEFAULT_MAX_PRECISION, _check_bits, arb_from_fraction, ball_endpoints, settle_sign
 from ._display import sum_text

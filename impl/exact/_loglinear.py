@@ -27,8 +27,8 @@ from typing import Any
 import sympy
 from flint import arb, ctx
 
-from expmech.spec._errors import InvalidArgument, InvalidType, approximate, describe, readable
-from expmech.spec._validate import as_rational
+from expmech.spec import InvalidArgument, InvalidType
+from expmech.spec.internal import approximate, as_rational, describe, readable
 
 from ._balls import enclose_ball, settle_sign
 from ._expsum import DEFAULT_MAX_PRECISION, ExactOrdering, _check_bits, arb_from_fraction

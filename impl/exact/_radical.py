@@ -26,8 +26,8 @@ from typing import Any
 
 from flint import arb, ctx, fmpz
 
-from expmech.spec._errors import InvalidArgument, approximate, describe, readable
-from expmech.spec._validate import as_rational
+from expmech.spec import InvalidArgument
+from expmech.spec.internal import approximate, as_rational, describe, readable
 
 from ._balls import enclose_ball, settle_sign
 from ._expsum import DEFAULT_MAX_PRECISION, ExactOrdering, _check_bits, arb_from_fraction

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, Union
 
-from expmech.spec._errors import InvalidArgument, InvalidType, PrecisionExhausted, describe
+from expmech.spec import InvalidArgument, InvalidType, PrecisionExhausted
+from expmech.spec.internal import describe
 
 from ._exactreal import ExpRatio, LogExpRatio
 from ._expsum import ExactOrdering, ExpSum, _check_bits

@@ -10,7 +10,7 @@ right one; no kind imports the front.
 
 import typing as _typing
 
-from expmech.spec._exports import lazy_exports as _lazy_exports
+from expmech.spec.internal import lazy_exports as _lazy_exports
 
 _EXPORTS = {
     "._front": (

@@ -31,8 +31,7 @@ import numpy as np
 from flint import arb, ctx
 
 from expmech.spec import DivergentNormaliser, InvalidArgument, RationalRange
-from expmech.spec._errors import describe
-from expmech.spec._validate import as_rational
+from expmech.spec.internal import as_rational, describe
 
 from ..exact._balls import _exact_fraction
 from ..exact._exactreal import ExpRatio

@@ -27,8 +27,7 @@ import numpy as np
 from flint import arb, ctx
 
 from expmech.spec import DivergentNormaliser, IntRange, InvalidArgument
-from expmech.spec._errors import describe
-from expmech.spec._validate import as_rational
+from expmech.spec.internal import as_rational, describe
 
 from ..exact._exactreal import ExpRatio
 from ..exact._expsum import DEFAULT_MAX_PRECISION, ExpSum, arb_from_fraction

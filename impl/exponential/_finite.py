@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from expmech.spec._errors import ExpMechError, InvalidArgument, describe, readable
+from expmech.spec import ExpMechError, InvalidArgument
+from expmech.spec.internal import describe, readable
 
 from ..exact._exactreal import ExpRatio, LogExpRatio
 from ..exact._expsum import DEFAULT_MAX_PRECISION, ExpSum

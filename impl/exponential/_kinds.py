@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from expmech.spec import Domain, IntRange, InvalidArgument, OutputSpace, RationalRange
-from expmech.spec._errors import ExpMechError
+from expmech.spec import Domain, ExpMechError, IntRange, InvalidArgument, OutputSpace, RationalRange
 
 __all__ = ["is_range", "range_class", "range_kind", "register_kind"]
 

@@ -31,7 +31,7 @@ from expmech.spec import (
     QualityFunction,
     RationalRange,
 )
-from expmech.spec._errors import describe, readable
+from expmech.spec.internal import describe, readable
 
 from ..exact._balls import enclose_ball
 from ..exact._exactreal import LogExpRatio

@@ -8,7 +8,7 @@ the output (:class:`PiecewiseLinear`). Builds on ``exact`` only.
 
 import typing as _typing
 
-from expmech.spec._exports import lazy_exports as _lazy_exports
+from expmech.spec.internal import lazy_exports as _lazy_exports
 
 _EXPORTS = {
     "._piecewise": ("PiecewiseLinear",),

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from expmech.spec._errors import ExpMechError, InvalidArgument, InvalidType, describe
-from expmech.spec._validate import nonnegative_rational, positive_rational
+from expmech.spec import ExpMechError, InvalidArgument, InvalidType
+from expmech.spec.internal import describe, nonnegative_rational, positive_rational
 
 __all__ = [
     "check_epsilon",

@@ -36,7 +36,7 @@ import sympy
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
 from expmech.spec import Count, IntRange, InvalidArgument, Mean, QualityError, QualityFunction, RationalRange, Size, Total
-from expmech.spec._errors import describe
+from expmech.spec.internal import describe
 
 from ..exact._qarray import QArray, concatenate, from_floats, take_along, where
 

@@ -25,9 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from expmech.spec import QualityFunction
-from expmech.spec._errors import ExpMechError, QualityError, describe
-from expmech.spec._validate import as_rational
+from expmech.spec import ExpMechError, QualityError, QualityFunction
+from expmech.spec.internal import as_rational, describe
 
 from ..exact._rationals import LIMIT, RationalArray
 from ._vectorised import OutputBatch, VectorisedQuality

@@ -35,9 +35,8 @@ import numpy as np
 import sympy
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
-from expmech.spec import Booleans, IntRange, QualityFunction
-from expmech.spec._errors import InvalidType, QualityError, describe
-from expmech.spec._language import Count, EncodedOutputs, Mean, Size, Total
+from expmech.spec import Booleans, Count, IntRange, InvalidType, Mean, QualityError, QualityFunction, Size, Total
+from expmech.spec.internal import EncodedOutputs, describe
 
 from ..exact._rationals import LIMIT, RationalArray, Undefined, integer_array
 

@@ -8,7 +8,7 @@ cumulative weights (:class:`InversionTable`), and permute-and-flip's coins
 
 import typing as _typing
 
-from expmech.spec._exports import lazy_exports as _lazy_exports
+from expmech.spec.internal import lazy_exports as _lazy_exports
 
 _EXPORTS = {
     "._inversion": ("InversionTable",),

@@ -24,8 +24,8 @@ from typing import Any, TypeVar
 
 from flint import arb, ctx
 
-from expmech.spec._errors import InvalidArgument, InvalidType, describe
-from expmech.spec._validate import positive_rational
+from expmech.spec import InvalidArgument, InvalidType
+from expmech.spec.internal import describe, positive_rational
 
 __all__ = [
     "DEFAULT_GRID_BITS",

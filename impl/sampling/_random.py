@@ -12,8 +12,8 @@ import secrets
 from fractions import Fraction
 from typing import Any
 
-from expmech.spec._errors import InvalidArgument, InvalidType, describe
-from expmech.spec._validate import as_rational, nonnegative_rational
+from expmech.spec import InvalidArgument, InvalidType
+from expmech.spec.internal import as_rational, describe, nonnegative_rational
 
 __all__ = ["resolve_rng", "sample_bernoulli", "sample_bernoulli_exp"]
 

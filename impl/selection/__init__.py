@@ -6,7 +6,7 @@ peeling and by permute-and-flip, and the exponential-mechanism quantile.
 
 import typing as _typing
 
-from expmech.spec._exports import lazy_exports as _lazy_exports
+from expmech.spec.internal import lazy_exports as _lazy_exports
 
 _EXPORTS = {
     "._permute_flip": ("PermuteAndFlip",),

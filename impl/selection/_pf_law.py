@@ -48,7 +48,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from flint import arb, ctx, fmpq, fmpq_poly, fmpz_poly
 
-from expmech.spec._errors import InvalidArgument, PrecisionExhausted, describe
+from expmech.spec import InvalidArgument, PrecisionExhausted
+from expmech.spec.internal import describe
 
 from ..exact._exactreal import ExpRatio, LogExpRatio
 from ..exact._balls import _check_bits, _exact_fraction, arb_from_fraction, ball_endpoints

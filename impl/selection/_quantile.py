@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from expmech.spec._errors import InvalidArgument, InvalidType, describe
-from expmech.spec._validate import as_rational
+from expmech.spec import InvalidArgument, InvalidType
+from expmech.spec.internal import as_rational, describe
 
 from ..exact._exactreal import LogExpRatio
 from ..exact._expsum import ExpSum

@@ -28,7 +28,8 @@ from typing import Any
 
 from flint import arb, ctx
 
-from expmech.spec._errors import InvalidArgument, InvalidType, describe
+from expmech.spec import InvalidArgument, InvalidType
+from expmech.spec.internal import describe
 
 from ..exact._exactreal import ExpRatio
 from ..exact._expsum import ExpSum, _check_bits, arb_from_fraction, ball_endpoints

@@ -7,7 +7,7 @@ from fractions import Fraction
 from importlib import metadata
 from typing import Any
 
-from expmech.spec._validate import as_rational
+from expmech.spec.internal import as_rational
 
 from ..audit._result import ExactFinding, require
 

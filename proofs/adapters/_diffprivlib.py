@@ -35,7 +35,7 @@ import numpy as np
 
 from expmech.impl import ExponentialMechanism, ExpSum, PermuteAndFlip, QuantileMechanism
 from expmech.spec import InvalidArgument
-from expmech.spec._validate import as_rational
+from expmech.spec.internal import as_rational
 
 from ..audit._cases import AuditCase
 from ..audit._result import ExactFinding

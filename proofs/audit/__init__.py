@@ -9,7 +9,7 @@ loss.  Library adapters live in :mod:`expmech.proofs.adapters`.
 
 import typing as _typing
 
-from expmech.spec._exports import lazy_exports as _lazy_exports
+from expmech.spec.internal import lazy_exports as _lazy_exports
 
 _EXPORTS = {
     "._assert": ("SamplerMismatch", "assert_sampler_matches"),

@@ -12,8 +12,7 @@ import numpy as np
 
 from expmech.impl import QuantileMechanism
 from expmech.spec import InvalidArgument, InvalidType
-from expmech.spec._errors import describe
-from expmech.spec._validate import as_rational
+from expmech.spec.internal import as_rational, describe
 
 from ._eprocess import EProcess, simulate_power
 from ._reference import ReferenceLaw, plain, reference_law

@@ -28,12 +28,10 @@ from expmech.impl import (
     PermuteAndFlipTopK,
     QuantileMechanism,
 )
-from expmech.impl.exact._enclosures import weight_enclosures
-from expmech.impl.selection._pf_law import permute_and_flip_enclosures
-from expmech.impl.sampling._random import resolve_rng
-from expmech.impl.selection._topk import TopKDistribution
+from expmech.impl.internal import permute_and_flip_enclosures, resolve_rng, weight_enclosures
+from expmech.impl import TopKDistribution
 from expmech.spec import InvalidArgument, InvalidType
-from expmech.spec._errors import describe
+from expmech.spec.internal import describe
 
 __all__ = ["Alternative", "ReferenceLaw", "plain", "reference_law"]
 

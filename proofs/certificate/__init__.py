@@ -2,7 +2,7 @@
 
 import typing as _typing
 
-from expmech.spec._exports import lazy_exports as _lazy_exports
+from expmech.spec.internal import lazy_exports as _lazy_exports
 
 _EXPORTS = {
     "._build": ("PREDICATE_TYPE", "SCHEMA_VERSION", "Certificate", "certify", "sign"),

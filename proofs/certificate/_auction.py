@@ -19,9 +19,8 @@ from fractions import Fraction
 from typing import Any
 
 from expmech.impl import DigitalGoodsAuction, posted_price_utility
-from expmech.spec import InvalidArgument, QualityFunction, rational_text
-from expmech.spec._errors import describe
-from expmech.spec._serial import rational_from_text
+from expmech.spec import InvalidArgument, QualityFunction, rational_from_text, rational_text
+from expmech.spec.internal import describe
 
 from ..conformance._truthfulness import check_truthfulness
 

@@ -30,8 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from expmech.spec import InvalidArgument, InvalidType, LogLikelihood, Neighbours, QualityFunction
-from expmech.spec._errors import describe
-from expmech.spec._validate import positive_rational
+from expmech.spec.internal import describe, positive_rational
 
 from .._files import write_atomically
 from .._outcome import Status
@@ -161,9 +160,9 @@ def sign(certificate: Certificate, signing_key: Any) -> Certificate:
 def _range(quality: QualityFunction | LogLikelihood, outputs: Any, base_measure: Any) -> Range:
     """The range a certificate is about: a finite list of outputs, or — posterior sampling — an interval of θ with a Beta prior."""
     if isinstance(quality, LogLikelihood):
-        from expmech.impl.applications._posterior import _interval
+        from expmech.impl.internal import posterior_interval
 
-        interval = _interval(quality, outputs)
+        interval = posterior_interval(quality, outputs)
         if interval is not None:
             return IntervalRange.build(quality, interval, base_measure)
         return FiniteRange.build(quality, outputs, base_measure)

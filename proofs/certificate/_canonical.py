@@ -24,7 +24,7 @@ from typing import Any
 import rfc8785
 
 from expmech.spec import InvalidArgument
-from expmech.spec._errors import describe
+from expmech.spec.internal import describe
 
 __all__ = ["canonical_bytes", "reduced_canonical_bytes", "safe_integer_rows", "safe_integers", "sha256_hex"]
 

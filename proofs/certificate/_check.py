@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from expmech.spec import ExpMechError, InvalidArgument, InvalidType
-from expmech.spec._errors import describe
+from expmech.spec.internal import describe
 
 from ._canonical import canonical_bytes, sha256_hex
 from ._limits import CertificateLimits, CertificateMalformed, CertificateRefused, check_content_limits, check_shape, parse_json, read_limited

@@ -7,8 +7,7 @@ from typing import Any
 
 import sympy
 
-from expmech.spec import DATASET_SIZE
-from expmech.spec._serial import rational_from_text
+from expmech.spec import DATASET_SIZE, rational_from_text
 
 from ..prover._sensitivity import Witness
 from ._inputs import decode_output as _output

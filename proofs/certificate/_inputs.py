@@ -26,7 +26,7 @@ from typing import Any, Protocol, TypeAlias
 import sympy
 
 from expmech.impl import DigitalGoodsAuction, ExponentialMechanism
-from expmech.impl.quality._inputs import check_base_measure, check_outputs
+from expmech.impl.internal import check_base_measure, check_outputs
 from expmech.spec import (
     DATASET_SIZE,
     BaseMeasure,
@@ -45,8 +45,8 @@ from expmech.spec import (
     quality_to_json,
     rational_text,
 )
-from expmech.spec._errors import describe
-from expmech.spec._serial import expression_from_json, expression_to_json, rational_from_text
+from expmech.spec.internal import describe, expression_from_json, expression_to_json
+from expmech.spec import rational_from_text
 
 from ..prover import prove_sensitivity
 from ..prover._claims import parse_claim
@@ -300,7 +300,7 @@ class SetRange:
     @staticmethod
     def read(data: dict[str, Any], quality: Quality) -> Range:
         """Rebuild from a certificate: the range's bounds and measure, validated for the quality."""
-        from expmech.impl.exponential._ranges import resolve_range
+        from expmech.impl.internal import resolve_range
 
         from ._ranges import range_from_json
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from expmech.spec import InvalidArgument
-from expmech.spec._errors import describe
+from expmech.spec.internal import describe
 
 __all__ = [
     "CertificateLimits",

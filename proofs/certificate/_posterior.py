@@ -25,8 +25,7 @@ from typing import Any
 import sympy
 
 from expmech.impl import LogLinear, PosteriorSampling
-from expmech.spec import ExpMechError, InvalidArgument, LogLikelihood, Neighbours, derive_epsilon, rational_text
-from expmech.spec._serial import rational_from_text
+from expmech.spec import ExpMechError, InvalidArgument, LogLikelihood, Neighbours, derive_epsilon, rational_from_text, rational_text
 
 from .._outcome import Status
 from ..prover._likelihood import LikelihoodRatioResult, RatioWitness, prove_likelihood_ratio

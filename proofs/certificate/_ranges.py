@@ -21,7 +21,7 @@ from typing import Any
 import sympy
 
 from expmech.impl import ExponentialMechanism
-from expmech.impl.exponential._kinds import is_range
+from expmech.impl.internal import is_range
 from expmech.spec import (
     DATASET_SIZE,
     ExpMechError,
@@ -34,7 +34,8 @@ from expmech.spec import (
     quality_from_json,
     rational_text,
 )
-from expmech.spec._serial import expression_to_json, rational_from_text
+from expmech.spec import rational_from_text
+from expmech.spec.internal import expression_to_json
 
 from .._outcome import Status
 from ..prover._continuous import InvarianceResult, prove_normaliser_invariance

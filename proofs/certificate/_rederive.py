@@ -16,9 +16,8 @@ from typing import Any
 
 import sympy
 
-from expmech.spec import DATASET_SIZE, ExpMechError, InvalidArgument, LogLikelihood, Neighbours, QualityFunction
-from expmech.spec._errors import describe
-from expmech.spec._serial import rational_from_text
+from expmech.spec import DATASET_SIZE, ExpMechError, InvalidArgument, LogLikelihood, Neighbours, QualityFunction, rational_from_text
+from expmech.spec.internal import describe
 
 from ..prover._claims import at_least
 from ._build import implementation_sha256

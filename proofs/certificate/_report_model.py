@@ -18,9 +18,8 @@ from typing import Any
 import sympy
 from sympy.printing.mathml import mathml
 
-from expmech.spec import DATASET_SIZE, ExpMechError, likelihood_from_json, quality_from_json
-from expmech.spec._errors import approximate, readable
-from expmech.spec._serial import rational_from_text
+from expmech.spec import DATASET_SIZE, ExpMechError, likelihood_from_json, quality_from_json, rational_from_text
+from expmech.spec.internal import approximate, readable
 
 from ._build import Certificate
 from ._inputs import decode_value as _decode

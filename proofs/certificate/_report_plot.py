@@ -14,8 +14,7 @@ import io
 from dataclasses import dataclass
 
 from expmech.impl import ExponentialMechanism
-from expmech.spec import ExpMechError, quality_from_json
-from expmech.spec._serial import rational_from_text
+from expmech.spec import ExpMechError, quality_from_json, rational_from_text
 
 from ._build import Certificate
 from ._inputs import decode_output as _output

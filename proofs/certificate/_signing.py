@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from expmech.spec import InvalidArgument, InvalidType
-from expmech.spec._errors import describe
+from expmech.spec.internal import describe
 
 __all__ = ["PAYLOAD_TYPE", "envelope_payload", "load_signing_key", "load_trusted_key", "sign_statement", "verify_envelope"]
 

@@ -16,8 +16,7 @@ from typing import Any
 
 import sympy
 
-from expmech.spec import LogLikelihood, QualityFunction
-from expmech.spec._domains import IntRange
+from expmech.spec import IntRange, LogLikelihood, QualityFunction
 
 from .._outcome import Status
 from ..prover import MonotonicityResult

@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from expmech.spec._errors import approximate, readable
+from expmech.spec.internal import approximate, readable
 
 from .._outcome import Status
 from ..certificate._claims import recorded_pair

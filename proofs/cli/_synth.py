@@ -31,9 +31,9 @@ from typing import Any
 
 import sympy
 
-from expmech.impl.applications._synthetic import SyntheticDataMechanism, conjunctions, halfspaces
+from expmech.impl.internal import SyntheticDataMechanism, conjunctions, halfspaces
 from expmech.spec import DATASET_SIZE, derive_epsilon
-from expmech.spec._errors import readable
+from expmech.spec.internal import readable
 
 from ..certificate._build import certify
 from ._files import check_output_path, write_atomically

@@ -17,8 +17,7 @@ from typing import Any
 import sympy
 
 from expmech.spec import ExpMechError, InvalidArgument, Neighbours
-from expmech.spec._errors import readable
-from expmech.spec._validate import as_rational
+from expmech.spec.internal import as_rational, readable
 
 from ..prover._likelihood import _parse_claim as _parse_likelihood_claim
 from ..prover._sensitivity import _parse_claim

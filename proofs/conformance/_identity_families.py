@@ -19,7 +19,7 @@ from typing import Any
 from flint import acb, arb, ctx
 
 from expmech.impl import ExponentialMechanism, ExponentialTopK, PermuteAndFlip
-from expmech.impl.exact._expsum import arb_from_fraction, ball_endpoints
+from expmech.impl.internal import arb_from_fraction, ball_endpoints
 
 from ._family_base import Evaluation, InstanceFamily
 

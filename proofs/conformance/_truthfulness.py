@@ -13,6 +13,7 @@ both inequalities exactly, as signs of exponential sums.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -20,10 +21,9 @@ from typing import Any
 import sympy
 
 from expmech.impl import DigitalGoodsAuction, ExpRatio, ExpSum
-from expmech.impl.applications._auction import Utility, _utility_rule, _utility_value
+from expmech.impl.internal import utility_rule, utility_value
 from expmech.spec import InvalidType, derive_epsilon
-from expmech.spec._errors import describe
-from expmech.spec._validate import nonnegative_rational
+from expmech.spec.internal import describe, nonnegative_rational
 
 __all__ = ["BidderTruthfulness", "TruthfulnessReport", "check_truthfulness"]
 
@@ -84,7 +84,7 @@ def check_truthfulness(
     values: Any,
     *,
     epsilon: Any = None,
-    utility: Utility | None = None,
+    utility: Callable[[Fraction, Fraction, Fraction], Any] | None = None,
     utility_bound: Any = None,
 ) -> TruthfulnessReport:
     """Check statement ``auctions`` exactly for every bidder of ``auction`` with true ``values``.
@@ -104,12 +104,12 @@ def check_truthfulness(
         eps = Fraction(int(sympy.numer(derived)), int(sympy.denom(derived)))
     else:
         eps = nonnegative_rational(epsilon, name="epsilon")
-    rule = _utility_rule(utility)
+    rule = utility_rule(utility)
     fixed_u = None if utility_bound is None else nonnegative_rational(utility_bound, name="utility_bound")
     checks = []
     for incentive in auction.incentives(values, utility=utility):
         v = incentive.value
-        u_max = fixed_u if fixed_u is not None else max(_utility_value(rule, v, v, p) for p in auction.outputs)
+        u_max = fixed_u if fixed_u is not None else max(utility_value(rule, v, v, p) for p in auction.outputs)
         truthful, best = incentive.truthful, incentive.best_utility
         # gain <= (e^ε − 1)·E[u|v]  <=>  E[u|b] <= e^ε·E[u|v]
         within = best <= ExpRatio(truthful.numerator.shift(eps), truthful.denominator)

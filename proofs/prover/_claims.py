@@ -26,7 +26,7 @@ import sympy
 import z3
 
 from expmech.spec import DATASET_SIZE, ExpMechError, InvalidArgument, InvalidType
-from expmech.spec._errors import describe
+from expmech.spec.internal import describe
 
 from ._z3bridge import Translator, check, int_var, real_var
 

@@ -27,7 +27,7 @@ from typing import Any
 import sympy
 
 from expmech.impl import ExponentialMechanism, ExpRatio
-from expmech.impl.quality._piecewise import analyse
+from expmech.impl.internal import analyse
 from expmech.spec import (
     Booleans,
     Categories,

@@ -18,8 +18,7 @@ from typing import Any
 import sympy
 import z3
 
-from expmech.spec import Booleans, Categories, Domain, Grid, InvalidArgument
-from expmech.spec._language import _Space
+from expmech.spec import Booleans, Categories, Domain, Grid, InvalidArgument, OutputSpace, RecordSchema
 
 from ._z3bridge import bool_val, int_var, q, real_var
 
@@ -33,7 +32,7 @@ def variable(name: str, domain: Domain) -> Any:
     return real_var(name) if domain.sort == "real" else int_var(name)
 
 
-def variables(prefix: str, space: _Space) -> dict[sympy.Symbol, Any]:
+def variables(prefix: str, space: RecordSchema | OutputSpace) -> dict[sympy.Symbol, Any]:
     """One z3 variable per symbol of a schema or output space, named ``prefix + name``."""
     return {sym: variable(f"{prefix}{name}", domain) for name, sym, domain in space.items()}
 
@@ -115,7 +114,7 @@ def _inside(domain: Domain, code: Any) -> Any | None:
     return code if again == code else None
 
 
-def codes_from_model(model: Mapping[str, Any], prefix: str, space: _Space) -> Codes | None:
+def codes_from_model(model: Mapping[str, Any], prefix: str, space: RecordSchema | OutputSpace) -> Codes | None:
     """The codes a solver model gives the symbols of ``space`` (variables named ``prefix + name``).
 
     An unset variable gets :func:`default_code`; None if any value lies outside its domain.

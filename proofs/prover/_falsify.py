@@ -26,10 +26,9 @@ from hypothesis import HealthCheck, given, settings, target
 from hypothesis import strategies as st
 
 from expmech.impl import ExponentialMechanism
-from expmech.impl.quality._inputs import evaluate_scores
+from expmech.impl.internal import evaluate_scores
 from expmech.spec import DATASET_SIZE, InvalidArgument, InvalidType, Neighbours, QualityError, RecordSchema
-from expmech.spec._errors import approximate, describe, readable
-from expmech.spec._validate import as_rational
+from expmech.spec.internal import approximate, as_rational, describe, readable
 
 from .. import strategies as strategies_module
 from .._display import falsification_text

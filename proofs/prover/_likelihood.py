@@ -33,7 +33,7 @@ import z3
 
 from expmech.impl import LogLinear
 from expmech.spec import ExpMechError, InvalidArgument, InvalidType, LogLikelihood, Neighbours, QualityError
-from expmech.spec._errors import describe, readable
+from expmech.spec.internal import describe, readable
 
 from .._outcome import Status
 from ._encoding import domain_constraint as _domain_constraint

@@ -26,7 +26,7 @@ import sympy
 import numpy as np
 
 from expmech.spec import Count, InvalidArgument, InvalidType, Mean, Neighbours, QualityError, QualityFunction, Size, Total
-from expmech.spec._errors import describe, readable
+from expmech.spec.internal import describe, readable
 
 from .._display import monotone_text
 from .._outcome import Status
@@ -104,7 +104,7 @@ class _Directions:
         raise _NoRule(f"the factor {factor} changes sign over the outputs")
 
     def _range(self, factor: sympy.Expr) -> tuple[Any, Any]:
-        from expmech.spec._quality import _compile
+        from expmech.spec.internal import compile_expression
 
         quality = self.prover.quality
         if factor.is_Rational:
@@ -113,7 +113,7 @@ class _Directions:
             from ._continuous import range_factor_bounds
 
             return range_factor_bounds(self.prover, factor)
-        evaluate = _compile(factor)
+        evaluate = compile_expression(factor)
         values = []
         for r in quality.outputs():
             try:

@@ -29,7 +29,7 @@ import sympy
 import z3
 
 from expmech.spec import Count, InvalidArgument, Mean, QualityError, QualityFunction, Size, Total
-from expmech.spec._quality import _compile
+from expmech.spec.internal import compile_expression
 
 from ._encoding import Codes, codes_from_model, domain_constraint, interesting_codes, variables
 from ._search import decode_output, decode_record
@@ -193,15 +193,15 @@ def _culprit(quality: QualityFunction, dataset: list[Codes], output: Codes, susp
         base = node.base
         try:
             if base.atoms(*AGGREGATES) or isinstance(base, Size):
-                value = _compile(base)(dict(output), dataset)
+                value = compile_expression(base)(dict(output), dataset)
                 if value == 0:
                     return str(node)
             elif not base.free_symbols & set(quality.schema.symbols):
-                if _compile(base)(dict(output), []) == 0:
+                if compile_expression(base)(dict(output), []) == 0:
                     return str(node)
             else:
                 for codes in dataset:
-                    if _compile(base)({**output, **codes}, []) == 0:
+                    if compile_expression(base)({**output, **codes}, []) == 0:
                         return str(node)
         except (ZeroDivisionError, QualityError, KeyError):
             continue

@@ -52,7 +52,7 @@ import sympy
 import z3
 
 from expmech.spec import DATASET_SIZE, Count, Mean, Neighbours, QualityError, QualityFunction, Size, Total
-from expmech.spec._quality import _compile
+from expmech.spec.internal import compile_expression
 
 from ._claims import at_least, value_at
 from ._encoding import Codes, codes_from_model, domain_constraint, variables
@@ -257,7 +257,7 @@ class Prover:
         if record is None or output is None:
             return None
         try:
-            return Fraction(_compile(expr)({**record, **output}, []))
+            return Fraction(compile_expression(expr)({**record, **output}, []))
         except (ZeroDivisionError, QualityError, TypeError):
             return None
 
@@ -339,7 +339,7 @@ class Prover:
 
         symbols = [sym for _, sym, _ in self.quality.schema.items()]
         combos = [dict(zip(symbols, c)) for c in itertools.product(*[d.codes() for _, _, d in self.quality.schema.items()])]
-        evaluate = _compile(term)
+        evaluate = compile_expression(term)
         table = []
         for r in self.quality.outputs():
             output = space.encode(r)
@@ -527,7 +527,7 @@ class Prover:
     def _constant_bound(self, factor: sympy.Expr) -> Fraction | None:
         space = self.quality.output_space
         if space.is_finite and len(self.quality.outputs()) <= 100_000:
-            evaluate = _compile(factor)
+            evaluate = compile_expression(factor)
             best = Fraction(0)
             for r in self.quality.outputs():
                 try:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from expmech.impl.quality._vectorised import VectorisedQuality
+from expmech.impl.internal import VectorisedQuality
 from expmech.spec import Neighbours, QualityFunction
 
 __all__ = [

@@ -39,7 +39,7 @@ from typing import Any
 import sympy
 
 from expmech.spec import DATASET_SIZE, InvalidArgument, InvalidType, Neighbours, QualityError, QualityFunction
-from expmech.spec._errors import describe, readable
+from expmech.spec.internal import describe, readable
 
 from .._display import sensitivity_text, witness_text
 from .._outcome import Status
