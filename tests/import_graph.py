@@ -18,6 +18,10 @@ The rules (:func:`violations`):
   part starting with ``_``, dunders aside) or a private name of another layer.
   Every import counts here too. Inside one layer, private modules are shared
   freely.
+- **rooms**: inside ``expmech.impl`` the rooms are layered too (:data:`ROOM_ORDER`):
+  a room imports only the rooms before it, so ``exact`` imports no other room
+  and the catalogue may import every one. ``expmech.impl`` itself and
+  ``expmech.impl.internal`` sit above the rooms. Every import counts.
 - **cycles**: the graph of module-to-module imports has no cycle. Imports
   under ``if TYPE_CHECKING:`` are left out of this graph (they never run), all
   others count, function-local ones included, so a cycle cannot hide behind an
@@ -31,10 +35,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Import", "LAYER_ORDER", "imports_of_tree", "module_files", "violations", "cycles"]
+__all__ = ["Import", "LAYER_ORDER", "ROOM_ORDER", "imports_of_tree", "module_files", "violations", "cycles"]
 
 #: A layer may import the layers before it, never one after it.
 LAYER_ORDER = ("expmech.spec", "expmech.impl", "expmech.proofs")
+
+#: Inside a layer, a room may import the rooms before it, never one after it.
+ROOM_ORDER = {
+    "expmech.impl": ("exact", "quality", "sampling", "exponential", "selection", "applications", "catalogue"),
+}
 
 
 @dataclass(frozen=True)
@@ -137,6 +146,16 @@ def _layer(module: str) -> str | None:
     return next((layer for layer in LAYER_ORDER if module == layer or module.startswith(layer + ".")), None)
 
 
+def _room(module: str) -> tuple[str, int] | None:
+    """(layer, rank) of the room ``module`` lives in, for a layer whose rooms are ordered; None outside the rooms."""
+    layer = _layer(module)
+    order = ROOM_ORDER.get(layer or "")
+    if layer is None or order is None:
+        return None
+    parts = module[len(layer) + 1 :].split(".")
+    return (layer, order.index(parts[0])) if parts[0] in order else None
+
+
 def _private(part: str) -> bool:
     return part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
 
@@ -196,6 +215,13 @@ def violations(roots: Mapping[str, Path]) -> list[str]:
     imports = imports_of_tree(module_files(roots))
     found: list[str] = []
     for imp in imports:
+        rooms = _room(imp.importer), _room(imp.target)
+        if imp.written and rooms[0] is not None and rooms[1] is not None and rooms[0][0] == rooms[1][0] and rooms[1][1] > rooms[0][1]:
+            order = ROOM_ORDER[rooms[0][0]]
+            found.append(
+                f"room: {imp.path}:{imp.line}: {imp.importer} imports {imp.target} "
+                f"(room {order[rooms[0][1]]!r} must not import the later room {order[rooms[1][1]]!r})"
+            )
         source, target = _layer(imp.importer), _layer(imp.target)
         if not imp.written or source is None or target is None or source == target:
             continue

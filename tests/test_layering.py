@@ -1,4 +1,4 @@
-"""Imports flow one way (spec <- impl <- proofs), without cycles and without private names across layers: read statically.
+"""Imports flow one way (spec <- impl <- proofs, and room by room inside impl), without cycles and without private names across layers: read statically.
 
 The checker (``tests/import_graph.py``) parses every module of the three
 layers with ``ast`` and imports none of them, so the lazy packages cannot hide
@@ -46,7 +46,7 @@ CLEAN = {
 
 
 def test_the_three_layers_keep_the_rules():
-    """No cycle, no import against the layers, no private name across layers, anywhere in spec/, impl/ and proofs/."""
+    """No cycle, no import against the layers or impl's rooms, no private name across layers, anywhere in spec/, impl/ and proofs/."""
     assert violations(ROOTS) == []
 
 
@@ -78,8 +78,9 @@ def test_a_clean_synthetic_tree_passes(tmp_path):
         ("proofs/_bad.py", "def f():\n    from expmech.spec import _errors\n", "private: "),
         ("impl/exact/_sums.py", "from expmech.spec import InvalidArgument\ndef f():\n    from . import _balls\n", "cycle: "),
         ("spec/_errors.py", "from .internal import InvalidArgument\n", "cycle: "),
+        ("impl/exact/_sums.py", "def f():\n    from ..exponential import _front\n", "room: "),
     ],
-    ids=["spec-imports-impl", "local-import-of-proofs", "type-checking-import-against-layers", "relative-import-up", "private-module", "private-name", "local-private", "local-cycle", "cycle-through-a-module"],
+    ids=["spec-imports-impl", "local-import-of-proofs", "type-checking-import-against-layers", "relative-import-up", "private-module", "private-name", "local-private", "local-cycle", "cycle-through-a-module", "room-imports-a-later-room"],
 )
 def test_each_rule_fires_on_an_injected_breach(tmp_path, where, source, expected):
     """A back-import, a private name across layers and a cycle — at module level, in a function or under TYPE_CHECKING — are each reported."""
