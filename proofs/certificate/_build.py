@@ -55,15 +55,24 @@ __all__ = [
 
 
 def implementation_sha256() -> str:
-    """sha256 over the source files of ``expmech.impl`` (sorted by name), so a change is visible."""
+    """sha256 over every source file of ``expmech.impl``, its rooms included (sorted by relative path), so a change is visible."""
     digest = hashlib.sha256()
-    package = resources.files("expmech.impl")
-    for entry in sorted(package.iterdir(), key=lambda p: p.name):
-        if entry.name.endswith(".py"):
-            digest.update(entry.name.encode())
-            digest.update(b"\0")
-            digest.update(entry.read_bytes())
+    for name, entry in sorted(_sources(resources.files("expmech.impl"), "")):
+        digest.update(name.encode())
+        digest.update(b"\0")
+        digest.update(entry.read_bytes())
     return digest.hexdigest()
+
+
+def _sources(folder: Any, prefix: str) -> list[tuple[str, Any]]:
+    """``(relative path, file)`` of every ``.py`` file under ``folder``, subfolders (the rooms) included."""
+    found: list[tuple[str, Any]] = []
+    for entry in folder.iterdir():
+        if entry.is_dir() and entry.name != "__pycache__":
+            found.extend(_sources(entry, f"{prefix}{entry.name}/"))
+        elif entry.name.endswith(".py"):
+            found.append((f"{prefix}{entry.name}", entry))
+    return found
 
 
 def _versions() -> dict[str, str]:
