@@ -6,23 +6,9 @@ coin, Bernoulli(e^{−γ}) of Canonne–Kamath–Steinke with rational
 ``random.Random.shuffle``, which uses integer random bits only.  Shared by
 :class:`~expmech.impl.PermuteAndFlip` and its exact law's ``sample``.
 
-Sampling every coin at once (the fast path)
--------------------------------------------
-
-The coins do not depend on the order, so the same law is: flip every
-output's coin, independently, and return a uniformly random one of those that
-landed heads (the first of them in a uniformly random order is uniform among
-them; the best output's coin always lands heads, so there is one).  Each coin
-is a comparison of an exact uniform ``U`` (53 random bits first) with
-``p = e^{−γ}``: heads iff ``U < p``.  The comparisons are made in vectorised
-float64 against rigorous bounds on ``p`` — ``fl(exp(−γ̃))`` within the relative
-error ``η`` and absolute error ``TINY`` of
-:mod:`expmech.impl.exact._floatfilter` (whose ``exp`` assumption is checked on this
-platform), widened by ``2^-45`` for the few roundings of the bounds
-themselves — and decided only when every ``U`` the bits allow falls on the same
-side.  The rare coin left undecided (probability about ``2^-40`` each) reveals
-64 more bits at a time and is compared exactly, as the sign of an
-:class:`ExpSum`.  The draw is therefore exactly permute-and-flip's.
+The fast path (every coin at once, decided by vectorised floats under rigorous
+bounds, an undecided coin compared exactly) and why its draw is exactly
+permute-and-flip's are described in :mod:`expmech.impl.selection._permute_flip`.
 """
 
 from __future__ import annotations
