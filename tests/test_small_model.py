@@ -202,3 +202,65 @@ def _certify_unchecked(quality, neighbours):
         return certify(quality, epsilon=Fraction(1, 2), neighbours=neighbours, pairs=0)
     finally:
         _build.certify_small_model = original
+
+
+def test_an_injected_epsilon_bug_is_caught_by_the_truthfulness_check(monkeypatch):
+    """A privacy rule that certifies ε/100, with the claim's own instance test broken too: the small model still finds a gain."""
+    from types import SimpleNamespace
+
+    from expmech.proofs.certificate import _auction, _derive
+
+    original = _derive.derive_epsilon
+    monkeypatch.setattr(_derive, "derive_epsilon", lambda *args, **kwargs: original(*args, **kwargs) / 100)
+    monkeypatch.setattr(_auction, "check_truthfulness", lambda *args, **kwargs: SimpleNamespace(holds=True, bidders=[]))
+    entry = next(e for e in CATALOGUE if e.name == "auction-price")
+    with pytest.raises(InternalInconsistency) as caught:
+        _certify(entry, pairs=0)
+    assert caught.value.claim == "truthfulness" and "gains by reporting" in str(caught.value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.fractions(-30, 30, max_denominator=7), st.fractions(-50, 50, max_denominator=9), max_size=6))
+def test_the_sign_of_a_sum_of_exponentials_is_exact(terms):
+    """exp_sum_sign agrees with sympy at 80 digits wherever that settles the sign, and is 0 only for zero coefficients."""
+    from expmech.proofs.smallmodel._exact import exp_sum_sign
+
+    total = sympy.Add(*[sympy.Rational(c.numerator, c.denominator) * sympy.exp(sympy.Rational(b.numerator, b.denominator)) for b, c in terms.items()])
+    value = total.evalf(80)
+    sign = exp_sum_sign(terms)
+    if all(c == 0 for c in terms.values()):
+        assert sign == 0
+    else:
+        assert sign != 0 and (abs(value) < sympy.Float("1e-60") or sign == (1 if value > 0 else -1))
+
+
+def test_an_injected_likelihood_ratio_bug_is_caught(monkeypatch):
+    """A ratio rule that halves ρ (and keeps its witness) is caught on the posterior catalogue's first entry."""
+    import dataclasses
+
+    from expmech.proofs.certificate import _posterior
+
+    original = _posterior.prove_likelihood_ratio
+
+    def halved(*args, **kwargs):
+        result = original(*args, **kwargs)
+        return dataclasses.replace(result, ratio=result.ratio / 2, bound=sympy.log(sympy.Rational(result.ratio.numerator, 2 * result.ratio.denominator)))
+
+    monkeypatch.setattr(_posterior, "prove_likelihood_ratio", halved)
+    with pytest.raises(InternalInconsistency) as caught:
+        _certify(POSTERIOR_CATALOGUE[0], pairs=0)
+    assert caught.value.claim == "sensitivity" and "outside [1/ρ, ρ]" in str(caught.value)
+
+
+def test_a_wrong_normaliser_profile_is_caught():
+    """A normaliser claim whose profile h is not q's translate (−2|s| for −|s|) is contradicted at a model point."""
+    import copy
+
+    entry = next(e for e in RANGE_CATALOGUE if e.name == "laplace-line")
+    predicate = copy.deepcopy(_certify(entry).statement["predicate"])
+    claim = next(c for c in predicate["claims"] if c["id"] == "normaliser")
+    assert claim["status"] == "PROVED"
+    small_model_check(predicate, entry.quality)
+    claim["profile"] = f"2*({claim['profile']})"
+    with pytest.raises(InternalInconsistency, match="h\\(r − f\\(D\\)\\)"):
+        small_model_check(predicate, entry.quality)

@@ -60,6 +60,7 @@ from expmech.spec import (
 from expmech.spec._serial import expression_from_json
 
 from ._exact import Undefined, evaluate, evaluate_at, parse_bound
+from ._truthful import check_truthfulness_claim, truthfulness_work
 from ._model import MAX_SIZE, Pair, count_datasets, datasets, pairs, range_points, record_codes
 
 __all__ = ["DEFAULT_MAX_EVALUATIONS", "InternalInconsistency", "SmallModelBudget", "SmallModelReport", "small_model_check"]
@@ -69,7 +70,7 @@ DEFAULT_MAX_EVALUATIONS = 2_000_000
 #: Interior points of a bounded interval of θ (posterior sampling), besides its ends and the likelihood's constants.
 INTERVAL_POINTS = 8
 
-CHECKED = ("sensitivity", "monotonicity", "normaliser")
+CHECKED = ("sensitivity", "monotonicity", "normaliser", "truthfulness")
 
 Codes = dict[sympy.Symbol, Any]
 
@@ -291,7 +292,10 @@ def _at(text: str, bound: Any, size: int) -> str:
 def _sensitivity(quality: QualityFunction, model: _Model, table: dict[tuple[int, ...], list[Fraction | None]], claim: dict[str, Any], start: int) -> None:
     bounds = _bounds(claim, start)
     scaled, common = _scaled(table)
-    limits = [min((values[size] for _, values in bounds), default=None) if all(values[size] is not None for _, values in bounds) else None for size in range(MAX_SIZE + 1)]
+    limits: list[Fraction | None] = []
+    for size in range(MAX_SIZE + 1):
+        at = [values[size] for _, values in bounds]
+        limits.append(None if None in at else min(v for v in at if v is not None))
     for pair in model.pairs:
         if pair.size < start:
             continue
@@ -320,7 +324,7 @@ def _neighbours(quality: Any, first: list[Any], second: list[Any], add_remove: b
     if add_remove:
         small, large = (a, b) if len(first) <= len(second) else (b, a)
         return abs(len(first) - len(second)) == 1 and not (small - large) and sum((large - small).values()) == 1
-    return len(first) == len(second) and sum((a - b).values()) == 1
+    return len(first) == len(second) and sum((a - b).values()) <= 1  # Hamming distance at most 1, as the source defines it
 
 
 def _witness(quality: QualityFunction, claim: dict[str, Any], bounds: list[tuple[str, list[Fraction | None]]], start: int) -> None:
@@ -450,6 +454,18 @@ def _ratio(quality: LogLikelihood, model: _Model, claim: dict[str, Any], add_rem
             raise InternalInconsistency(f"small-model check: claim sensitivity is tight, but its witness has ratio {value}, not ρ = {rho}", claim="sensitivity", gap=value, bound=rho)
 
 
+def _truthfulness(quality: QualityFunction, model: _Model, claim: dict[str, Any], mechanism: dict[str, Any]) -> None:
+    epsilon0 = rational_from_text(mechanism["epsilon0"], name="epsilon0")
+    measure = [rational_from_text(m, name="base_measure") for m in mechanism["range"]["base_measure"]]
+    found = check_truthfulness_claim(claim, quality, epsilon0, model.outputs, measure)
+    if found is not None:
+        truthful, lied, detail = found
+        raise InternalInconsistency(
+            f"small-model check: claim truthfulness is PROVED, but {detail}, bids {truthful} against {lied}",
+            claim="truthfulness", pair=(truthful, lied, None),
+        )
+
+
 def small_model_check(predicate: dict[str, Any], quality: QualityFunction | LogLikelihood, *, max_evaluations: int = DEFAULT_MAX_EVALUATIONS) -> SmallModelReport:
     """Evaluate every PROVED claim of ``predicate`` on the small model (module docstring), exactly.
 
@@ -472,6 +488,15 @@ def small_model_check(predicate: dict[str, Any], quality: QualityFunction | LogL
     start = _start(claims)
     what = "claims " + ", ".join(proved)
     model = _build(quality, mechanism, add_remove, max_evaluations, what)
+    work = model.evaluations
+    if "truthfulness" in proved:
+        work += truthfulness_work(claims["truthfulness"], len(model.outputs))
+        if work > max_evaluations:
+            raise SmallModelBudget(
+                f"the small-model check of {what} needs {work} evaluations, more than max_small_model_evaluations={max_evaluations} "
+                "(to admit it: CertificateLimits(max_small_model_evaluations=…), expmech check --limit max_small_model_evaluations=…)",
+                parameter="max_small_model_evaluations", value=work,
+            )
     if isinstance(quality, LogLikelihood):
         if "sensitivity" in proved:
             _ratio(quality, model, claims["sensitivity"], add_remove)
@@ -483,4 +508,6 @@ def small_model_check(predicate: dict[str, Any], quality: QualityFunction | LogL
             _monotone(quality, model, table, claims["monotonicity"], start)
         if "normaliser" in proved:
             _normaliser(quality, model, table, claims["normaliser"], mechanism, start)
-    return SmallModelReport(proved, len(model.records), model.exhaustive, len(model.keys), len(model.outputs), len(model.pairs), model.evaluations)
+        if "truthfulness" in proved:
+            _truthfulness(quality, model, claims["truthfulness"], mechanism)
+    return SmallModelReport(proved, len(model.records), model.exhaustive, len(model.keys), len(model.outputs), len(model.pairs), work)

@@ -12,6 +12,7 @@ makes the value undefined at that ``n`` (``None``).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from fractions import Fraction
@@ -22,7 +23,7 @@ from sympy.parsing.sympy_parser import parse_expr
 
 from expmech.spec import InvalidArgument
 
-__all__ = ["Undefined", "evaluate", "evaluate_at", "parse_bound"]
+__all__ = ["Undecided", "Undefined", "evaluate", "evaluate_at", "exp_interval", "exp_sum_sign", "parse_bound"]
 
 #: The symbol a bound is read with: no assumption, so no case is removed while reading.
 N = sympy.Symbol("n")
@@ -128,3 +129,71 @@ def evaluate(expr: sympy.Basic, env: Mapping[sympy.Symbol, Fraction]) -> Any:
     if isinstance(expr, sympy.Not):
         return not values[0]
     raise InvalidArgument(f"cannot evaluate {type(expr).__name__} ({expr}) exactly", parameter="bound", value=str(expr))
+
+
+# -- the sign of a sum of exponentials ------------------------------------------------------------
+
+#: The precision (bits) at which the sign of a sum of exponentials is first tried, and the most it is refined to.
+FIRST_BITS = 64
+LAST_BITS = 1 << 14
+
+
+class Undecided(ArithmeticError):
+    """The sign of a sum of exponentials was not settled within :data:`LAST_BITS` bits."""
+
+
+def _outward(value: Fraction, bits: int, up: bool) -> Fraction:
+    scaled = value * (1 << bits)
+    whole = -((-scaled.numerator) // scaled.denominator) if up else scaled.numerator // scaled.denominator
+    return Fraction(whole, 1 << bits)
+
+
+@functools.lru_cache(maxsize=4096)
+def exp_interval(x: Fraction, bits: int) -> tuple[Fraction, Fraction]:
+    """Rationals ``lo <= e^x <= hi`` with ``hi − lo`` about ``e^x · 2^-bits``: Taylor series with its remainder, by ``fractions``."""
+    if x < 0:  # 1/e^{-x}: a relative error, however small e^x is
+        lo, hi = exp_interval(-x, bits)
+        return 1 / hi, 1 / lo
+    halvings = 0
+    while abs(x) > Fraction(1, 2) * (1 << halvings):
+        halvings += 1
+    y = x / (1 << halvings)
+    work = bits + 2 * halvings + 16
+    total, term, k = Fraction(0), Fraction(1), 0
+    while True:  # e^y = Σ y^k/k!, and for |y| <= 1/2 the tail after term k is at most 2·|term k|
+        total += term
+        k += 1
+        term = term * y / k
+        if abs(term) * (1 << work) < 1:
+            break
+    error = 2 * abs(term)
+    lo, hi = _outward(total - error, work, False), _outward(total + error, work, True)
+    for _ in range(halvings):
+        lo, hi = _outward(lo * lo, work, False), _outward(hi * hi, work, True)
+    return lo, hi
+
+
+def exp_sum_sign(terms: Mapping[Fraction, Fraction]) -> int:
+    """The sign of ``Σ c·e^b`` over ``{b: c}`` (rational ``b`` and ``c``), exactly.
+
+    Equal exponents are merged by the mapping itself; with every coefficient
+    zero the sum is 0, otherwise it is not (Lindemann–Weierstrass) and
+    enclosures at doubling precision settle its sign.  Raises
+    :class:`Undecided` past :data:`LAST_BITS` bits.
+    """
+    live = {b: c for b, c in terms.items() if c != 0}
+    if not live:
+        return 0
+    bits = FIRST_BITS
+    while bits <= LAST_BITS:
+        lower = upper = Fraction(0)
+        for exponent, coefficient in live.items():
+            lo, hi = exp_interval(exponent, bits)
+            lower += coefficient * (lo if coefficient > 0 else hi)
+            upper += coefficient * (hi if coefficient > 0 else lo)
+        if lower > 0:
+            return 1
+        if upper < 0:
+            return -1
+        bits *= 2
+    raise Undecided(f"the sign of a sum of {len(live)} exponentials is not settled at {LAST_BITS} bits")
