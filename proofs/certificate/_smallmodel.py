@@ -38,7 +38,7 @@ def check_small_model(run: _Check, statement: dict[str, Any], quality: Any) -> N
     except InternalInconsistency as error:
         raise run.fail("small-model check", f"internal inconsistency: {error}", CheckOutcome.INCONCLUSIVE) from None
     if report.claims:
-        scope = "every finite field domain listed" if report.exhaustive else "representative records"
+        scope = {"exhaustive": "every finite field domain listed", "representative": "representative records"}.get(report.level, "corner records")
         run.passed(
             "small-model check",
             f"{', '.join(report.claims)} on {report.pairs} neighbouring pairs of {report.datasets} datasets of <= 2 records "

@@ -61,11 +61,12 @@ from expmech.spec._serial import expression_from_json
 
 from ._exact import Undefined, evaluate, evaluate_at, parse_bound
 from ._truthful import check_truthfulness_claim, truthfulness_work
-from ._model import MAX_SIZE, Pair, count_datasets, datasets, pairs, range_points, record_codes
+from ._model import LEVELS, MAX_SIZE, Pair, count_datasets, datasets, pairs, range_points, record_codes
 
 __all__ = ["DEFAULT_MAX_EVALUATIONS", "InternalInconsistency", "SmallModelBudget", "SmallModelReport", "small_model_check"]
 
-#: The default budget: exact evaluations of q plus comparisons of a pair at an output.
+#: The default budget: exact evaluations of q, each weighted by the number of nodes of q's expression tree (the
+#: interpreter's work per evaluation), plus comparisons of a pair at an output, plus an auction's exp-sum terms.
 DEFAULT_MAX_EVALUATIONS = 2_000_000
 #: Interior points of a bounded interval of θ (posterior sampling), besides its ends and the likelihood's constants.
 INTERVAL_POINTS = 8
@@ -100,15 +101,17 @@ class SmallModelBudget(InvalidArgument):
 class SmallModelReport:
     """What the small-model check covered: the claims, the model's size, and the work it did.
 
-    ``exhaustive`` says every finite field domain was listed in full (else
-    representative codes, see :mod:`._model`); ``evaluations`` counts exact
-    evaluations of q (or of the likelihood) plus comparisons of a pair at an
-    output, the quantity the budget bounds.
+    ``level`` says how the records were chosen (:data:`._model.LEVELS`:
+    ``"exhaustive"`` lists every finite field domain in full);
+    ``evaluations`` counts exact
+    evaluations of q (or of the likelihood), each weighted by the number of
+    nodes of its expression tree, plus comparisons of a pair at an output and
+    an auction's exp-sum terms: the quantity the budget bounds.
     """
 
     claims: tuple[str, ...]
     records: int = 0
-    exhaustive: bool = True
+    level: str = "exhaustive"
     datasets: int = 0
     outputs: int = 0
     pairs: int = 0
@@ -148,15 +151,17 @@ def _start(claims: dict[str, dict[str, Any]]) -> int:
 @dataclass
 class _Model:
     records: list[Codes]
-    exhaustive: bool
+    level: str
     keys: list[tuple[int, ...]]
     outputs: list[Any]
     output_codes: list[Codes]
     pairs: list[Pair]
+    weight: int
 
     @property
     def evaluations(self) -> int:
-        return (len(self.keys) + len(self.pairs)) * len(self.outputs)
+        """The work: evaluations of q weighted by its size, plus comparisons of a pair at an output."""
+        return (len(self.keys) * self.weight + len(self.pairs)) * len(self.outputs)
 
 
 def _range_outputs(quality: Any, mechanism: dict[str, Any], records: list[Codes], keys: list[tuple[int, ...]]) -> list[Any]:
@@ -181,18 +186,19 @@ def _range_outputs(quality: Any, mechanism: dict[str, Any], records: list[Codes]
 def _build(quality: Any, mechanism: dict[str, Any], add_remove: bool, max_evaluations: int, what: str) -> _Model:
     """The model within the budget: finite fields in full if that fits, else representative records; else refused."""
     needed = None
-    for exhaustive in (True, False):
-        records = record_codes(quality.schema, quality.expr, exhaustive=exhaustive)
+    weight = sum(1 for _ in sympy.preorder_traversal(quality.expr))  # the interpreter's work per evaluation grows with it
+    for level in LEVELS:
+        records = record_codes(quality.schema, quality.expr, level=level)
         count = len(records)
         pair_count = count * count + count if add_remove else count * (count - 1) // 2 * (1 + count)
         if isinstance(quality, LogLikelihood):
             pair_count = 0  # likelihood ratios are compared per record: see _ratio
-        if (count_datasets(count, empty=add_remove) + pair_count) > max_evaluations:
-            needed = count_datasets(count, empty=add_remove) + pair_count
+        if count_datasets(count, empty=add_remove) * weight + pair_count > max_evaluations:
+            needed = count_datasets(count, empty=add_remove) * weight + pair_count
             continue
         keys = list(datasets(count, empty=add_remove))
         outputs = _range_outputs(quality, mechanism, records, keys)
-        model = _Model(records, exhaustive, keys, outputs, [], list(pairs(count, add_remove=add_remove)))
+        model = _Model(records, level, keys, outputs, [], list(pairs(count, add_remove=add_remove)), weight)
         if isinstance(quality, LogLikelihood):
             model.keys = [(i,) for i in range(count)]
         if model.evaluations <= max_evaluations:
@@ -510,4 +516,4 @@ def small_model_check(predicate: dict[str, Any], quality: QualityFunction | LogL
             _normaliser(quality, model, table, claims["normaliser"], mechanism, start)
         if "truthfulness" in proved:
             _truthfulness(quality, model, claims["truthfulness"], mechanism)
-    return SmallModelReport(proved, len(model.records), model.exhaustive, len(model.keys), len(model.outputs), len(model.pairs), work)
+    return SmallModelReport(proved, len(model.records), model.level, len(model.keys), len(model.outputs), len(model.pairs), work)

@@ -7,7 +7,9 @@ expression tree and its exact interpreter).
   when the full product does not fit the budget, every one) by its
   *representative codes*: its ends, 0 and ±1, every rational constant of the
   expression (and, for integers, its floor, ceiling and neighbours), and the
-  midpoint of a bounded domain, each kept only if it lies in the domain.
+  midpoint of a bounded domain, each kept only if it lies in the domain.  When
+  their product does not fit either, the *corners*: one record of
+  representative codes and every record that differs from it in one field.
 * **Datasets.**  Every multiset of at most :data:`MAX_SIZE` records (the
   language's aggregates do not see the order), the empty dataset included.
 * **Pairs.**  Replace-one: ``C + {a}`` and ``C + {b}`` for ``a ≠ b``, both of
@@ -35,7 +37,7 @@ import sympy
 
 from expmech.spec import Count, Domain, IntRange, Mean, QualityError, QualityFunction, RationalRange, Size, Total
 
-__all__ = ["MAX_SIZE", "Pair", "count_datasets", "datasets", "pairs", "range_points", "record_codes", "representative"]
+__all__ = ["LEVELS", "MAX_SIZE", "Pair", "count_datasets", "datasets", "pairs", "range_points", "record_codes", "representative"]
 
 #: Datasets of at most this many records, the empty dataset included.
 MAX_SIZE = 2
@@ -100,14 +102,26 @@ def representative(domain: Domain, constants: Iterable[Fraction]) -> list[Any]:
     return kept
 
 
-def record_codes(schema: Any, expr: sympy.Basic, *, exhaustive: bool) -> list[Codes]:
-    """The records of the small model as code dicts: finite fields in full when ``exhaustive``, else representative."""
+#: How the records are chosen, from the most to the fewest: every code of each finite field, representative codes
+#: of each field (their product), and the corners (one base record and every record differing from it in one field).
+LEVELS = ("exhaustive", "representative", "corners")
+
+
+def record_codes(schema: Any, expr: sympy.Basic, *, level: str) -> list[Codes]:
+    """The records of the small model as code dicts, at one of :data:`LEVELS`."""
     constants = _constants(expr)
     per_field = []
     for _, symbol, domain in schema.items():
-        codes = list(domain.codes()) if exhaustive and domain.is_finite else representative(domain, constants)
+        codes = list(domain.codes()) if level == "exhaustive" and domain.is_finite else representative(domain, constants)
         per_field.append([(symbol, c) for c in codes])
-    return [dict(combo) for combo in itertools.product(*per_field)]
+    if level != "corners":
+        return [dict(combo) for combo in itertools.product(*per_field)]
+    base = dict(values[0] for values in per_field)
+    found = [base]
+    for values in per_field:
+        for symbol, code in values[1:]:
+            found.append({**base, symbol: code})
+    return found
 
 
 def count_datasets(records: int, *, empty: bool) -> int:
