@@ -14,6 +14,7 @@ _EXPORTS = {
     "._outcome": ("Status",),
     ".prover._sensitivity": ("SensitivityResult", "Witness", "prove_sensitivity"),
     "._assertions": ("DPInconclusive", "DPViolation", "assert_dp", "assert_sensitivity"),
+    ".smallmodel": ("InternalInconsistency", "SmallModelReport", "small_model_check"),
     ".audit": ("AuditCase", "AuditResult", "AuditStatus", "SamplerError", "SamplerMismatch", "assert_sampler_matches", "audit_sampler"),
 }
 
@@ -26,6 +27,7 @@ if _typing.TYPE_CHECKING:
     from .prover._monotone import MonotonicityResult, prove_monotone
     from ._outcome import Status
     from .prover._sensitivity import SensitivityResult, Witness, prove_sensitivity
+    from .smallmodel import InternalInconsistency, SmallModelReport, small_model_check
     from ._assertions import DPInconclusive, DPViolation, assert_dp, assert_sensitivity
     from .audit import (
         AuditCase,
@@ -50,10 +52,12 @@ __all__ = [
     "DPInconclusive",
     "DPViolation",
     "FalsificationResult",
+    "InternalInconsistency",
     "MonotonicityResult",
     "SamplerError",
     "SamplerMismatch",
     "SensitivityResult",
+    "SmallModelReport",
     "Status",
     "TruthfulnessReport",
     "Witness",
@@ -69,4 +73,5 @@ __all__ = [
     "falsify_privacy",
     "prove_monotone",
     "prove_sensitivity",
+    "small_model_check",
 ]

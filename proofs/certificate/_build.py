@@ -39,6 +39,8 @@ from ..prover._claims import parse_claim
 from ._canonical import canonical_bytes, sha256_hex
 from ._derive import PREDICATE_TYPE, SCHEMA_VERSION, STATEMENT_TYPE, derive
 from ._layout import readable_json
+from ._limits import CertificateLimits
+from ._smallmodel import certify_small_model
 from ._inputs import CertificateInputs, FiniteRange, IntervalRange, ProverBudget, Range, SetRange, encode_value
 from ._signing import sign_statement
 
@@ -194,6 +196,7 @@ def certify(
     seed: int = 0,
     sign_key: Any = None,
     auction: Any = None,
+    limits: CertificateLimits | None = None,
     **prover_options: Any,
 ) -> Certificate:
     """Build a certificate for ``E_q^{ε₀}`` with ``quality`` over a finite range.
@@ -223,6 +226,11 @@ def certify(
     ``auction`` (a :class:`~expmech.impl.DigitalGoodsAuction` whose revenue is
     ``quality``) adds the ``truthfulness`` claim of statement ``auctions``
     when ε is PROVED: no report gains more than ``(e^ε − 1)·U``.
+
+    Before it is issued, every PROVED claim is evaluated on the small model
+    (:mod:`expmech.proofs.smallmodel`, within ``limits``: a
+    :class:`CertificateLimits`, its ``max_small_model_evaluations``); a
+    disagreement raises :class:`~expmech.proofs.smallmodel.InternalInconsistency`.
     """
     if not isinstance(quality, QualityFunction | LogLikelihood):
         raise InvalidType(
@@ -247,6 +255,7 @@ def certify(
         auction=auction,
     )
     statement = derive(inputs).statement
+    certify_small_model(statement, quality, limits)  # raises InternalInconsistency where the small model contradicts a PROVED claim
     statement["predicate"]["tools"] = _versions()
     statement["predicate"]["implementation_sha256"] = implementation_sha256()
     certificate = Certificate(seal(statement))

@@ -60,6 +60,9 @@ class CertificateLimits:
     The defaults admit every certificate ``expmech`` writes for the catalogue
     (< 30 KB) and for ``expmech synth`` up to (k, m) = (3, 6) (350 KB) with room
     to spare, and keep the refusal of anything larger well under a second.
+    ``max_small_model_evaluations`` bounds the work of the small-model check
+    (:mod:`expmech.proofs.smallmodel`) that ``certify`` and ``check`` run on
+    every PROVED claim; above it the work is refused up front.
     """
 
     max_bytes: int = 2**20
@@ -79,6 +82,7 @@ class CertificateLimits:
     max_search_budget: int = 10**7
     max_pairs: int = 10_000
     max_beta: int = 1_000
+    max_small_model_evaluations: int = 2_000_000
 
     def __post_init__(self) -> None:
         for item in fields(self):

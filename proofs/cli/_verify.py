@@ -20,6 +20,7 @@ from typing import Any
 from expmech.spec import ExpMechError, InvalidArgument
 
 from ..certificate._build import Certificate, certify
+from ..smallmodel import InternalInconsistency
 from .._outcome import Status
 from ._targets import Target
 
@@ -87,6 +88,8 @@ def verify_targets(targets: list[Target], *, progress: Callable[[str], None] | N
             verdicts.append(Verdict(target, certificate))
         except InvalidArgument as error:
             verdicts.append(Verdict(target, None, f"{type(error).__name__}: {error}", "usage"))
+        except InternalInconsistency as error:  # the small-model check contradicts a PROVED claim: exit 4, with the pair
+            verdicts.append(Verdict(target, None, f"{type(error).__name__}: {' '.join(str(error).split())}", "internal"))
         except ExpMechError as error:
             verdicts.append(Verdict(target, None, f"{type(error).__name__}: {error}", "inconclusive"))
         except Exception:  # noqa: BLE001 - reported as exit code 4 with the traceback

@@ -1,0 +1,46 @@
+"""Where ``certify`` and ``check`` call the small-model check (:mod:`expmech.proofs.smallmodel`).
+
+``certify`` runs it on the statement it is about to seal: a disagreement
+raises :class:`~expmech.proofs.smallmodel.InternalInconsistency` and no
+certificate is issued.  ``check`` runs it on the recorded statement once it
+equals its re-derivation: a disagreement is an internal inconsistency
+(``INCONCLUSIVE``, exit 4), a model over the budget is refused (exit 2).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from expmech.spec import InvalidType
+from expmech.spec._errors import describe
+
+from ..smallmodel import InternalInconsistency, SmallModelBudget, SmallModelReport, small_model_check
+from ._check import CheckOutcome, _Check
+from ._limits import CertificateLimits
+
+__all__ = ["check_small_model", "certify_small_model"]
+
+
+def certify_small_model(statement: dict[str, Any], quality: Any, limits: CertificateLimits | None) -> SmallModelReport:
+    """The small-model check of a statement ``certify`` is about to issue; raises on a disagreement or over the budget."""
+    limits = CertificateLimits() if limits is None else limits
+    if not isinstance(limits, CertificateLimits):
+        raise InvalidType(f"limits={describe(limits)} must be a CertificateLimits", parameter="limits", value=limits)
+    return small_model_check(statement["predicate"], quality, max_evaluations=limits.max_small_model_evaluations)
+
+
+def check_small_model(run: _Check, statement: dict[str, Any], quality: Any) -> None:
+    """The small-model check inside ``check``, recorded in ``run`` (raises its stop on a failure)."""
+    try:
+        report = small_model_check(statement["predicate"], quality, max_evaluations=run.limits.max_small_model_evaluations)
+    except SmallModelBudget as error:
+        raise run.fail("small-model check", str(error), CheckOutcome.REFUSED) from None
+    except InternalInconsistency as error:
+        raise run.fail("small-model check", f"internal inconsistency: {error}", CheckOutcome.INCONCLUSIVE) from None
+    if report.claims:
+        scope = {"exhaustive": "every finite field domain listed", "representative": "representative records"}.get(report.level, "corner records")
+        run.passed(
+            "small-model check",
+            f"{', '.join(report.claims)} on {report.pairs} neighbouring pairs of {report.datasets} datasets of <= 2 records "
+            f"({report.records} records, {scope}) at {report.outputs} outputs: {report.evaluations} exact evaluations",
+        )
