@@ -184,3 +184,18 @@ def test_the_command_line_never_exits_4_on_numbers_of_any_size(tmp_path, monkeyp
         captured = capsys.readouterr()
         out = captured.out + captured.err
         assert code == 2 and "DivergentNormaliser" in out, out
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 200).flatmap(lambda k: st.builds(Fraction, st.integers(1, 8), st.integers(2**(k - 1), 2**k))))
+def test_posterior_with_a_tempering_factor_of_any_denominator(epsilon):
+    """A fractional ε₀ whose denominator passes a C long (radicals of that index): the law and its loss, no OverflowError."""
+    from expmech.impl import PosteriorSampling
+    from expmech.spec import Booleans, Grid, LogLikelihood
+
+    schema, space = RecordSchema(x=Booleans()), OutputSpace(theta=Grid((Fraction(1, 10), Fraction(1, 2), Fraction(9, 10))))
+    x, theta = schema["x"], space["theta"]
+    ell = LogLikelihood(sympy.Piecewise((theta, sympy.Eq(x, 1)), (1 - theta, True)), schema=schema, outputs=space)
+    posterior = PosteriorSampling(ell, epsilon=epsilon)
+    loss = posterior.privacy_loss([True, False], [True, True])
+    assert loss.value >= 0
