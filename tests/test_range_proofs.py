@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import pytest
 import sympy
-from hypothesis import given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from expmech.impl import ExponentialMechanism
@@ -24,6 +24,7 @@ from expmech.proofs.prover._continuous import prove_normaliser_invariance
 from expmech.spec import (
     DATASET_SIZE,
     Counting,
+    DivergentNormaliser,
     Geometric,
     IntRange,
     Lebesgue,
@@ -110,26 +111,41 @@ def test_normaliser_invariance_is_proved_only_where_it_holds():
     assert prove_normaliser_invariance(_quality(_laplace, INTEGERS), epsilon=1).status is Status.UNKNOWN  # the mean is not an integer
 
 
-@settings(max_examples=25, deadline=None)
-@given(st.data())
-def test_an_invariance_proof_means_equal_normalisers(data):
-    """Whenever invariance is PROVED the normalisers on random datasets are exactly equal (and on translates they are)."""
-    s = sympy.Symbol("s", rational=True)
-    profile = data.draw(st.sampled_from([-sympy.Abs(s), sympy.Min(-s, 2 * s), -sympy.Abs(s - 1) + sympy.Max(s, 0) / 2, sympy.Piecewise((s, s <= 0), (-2 * s, True)), -sympy.Abs(s) - sympy.Abs(s + 3)]))
-    shift = data.draw(st.sampled_from([mean(X), total(X) / 3, count(X >= 4) - size() / 2]))
-    r = LINE["r"]
-    expr = profile.subs(s, r - shift) - 3 * sympy.Abs(r - shift)
-    quality = QualityFunction(expr, schema=SCHEMA, outputs=LINE)
-    result = prove_normaliser_invariance(quality, epsilon=Fraction(1, 2))
-    mech = ExponentialMechanism(quality, epsilon=Fraction(1, 2), outputs=LINE)
-    first, second = (data.draw(st.lists(st.integers(0, 10), min_size=1, max_size=5)) for _ in range(2))
-    try:
-        z1, z2 = mech.distribution(first).normaliser, mech.distribution(second).normaliser
-    except Exception:  # a divergent profile: nothing to compare
-        assert result.status is not Status.PROVED
-        return
-    if result.status is Status.PROVED:
+MIN_PROVED = 0.9  # share of the invariant draws (h(r − f(D)) on ℝ, Lebesgue μ) the prover must PROVE; measured 1.0
+
+
+def test_an_invariance_proof_means_equal_normalisers():
+    """Invariance is PROVED on at least MIN_PROVED of the draws of the form h(r − f(D)), and whenever it is PROVED
+    (for any draw, the ones that are not of that form included) the normalisers of random datasets are equal."""
+    invariant_statuses = []
+
+    @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+    @given(st.data())
+    def check(data):
+        s = sympy.Symbol("s", rational=True)
+        profile = data.draw(st.sampled_from([-sympy.Abs(s), sympy.Min(-s, 2 * s), -sympy.Abs(s - 1) + sympy.Max(s, 0) / 2, sympy.Piecewise((s, s <= 0), (-2 * s, True)), -sympy.Abs(s) - sympy.Abs(s + 3)]))
+        shift = data.draw(st.sampled_from([mean(X), total(X) / 3, count(X >= 4) - size() / 2]))
+        r = LINE["r"]
+        expr = profile.subs(s, r - shift) - 3 * sympy.Abs(r - shift)
+        invariant = data.draw(st.booleans())
+        if not invariant:  # a term of r alone: q is no longer h(r − f(D)) and Z depends on the data
+            expr -= sympy.Abs(r - data.draw(st.integers(-3, 3)))
+        quality = QualityFunction(expr, schema=SCHEMA, outputs=LINE)
+        result = prove_normaliser_invariance(quality, epsilon=Fraction(1, 2))
+        if invariant:
+            invariant_statuses.append(result.status)
+        assume(result.status is Status.PROVED)
+        mech = ExponentialMechanism(quality, epsilon=Fraction(1, 2), outputs=LINE)
+        first, second = (data.draw(st.lists(st.integers(0, 10), min_size=1, max_size=5)) for _ in range(2))
+        try:
+            z1, z2 = mech.distribution(first).normaliser, mech.distribution(second).normaliser
+        except DivergentNormaliser:  # a divergent profile has no normaliser to be the same: it must not be PROVED
+            raise AssertionError("invariance PROVED for a quality whose normaliser diverges") from None
         assert z1 == z2 == result.normaliser
+
+    check()
+    proved = sum(status is Status.PROVED for status in invariant_statuses)
+    assert invariant_statuses and proved >= MIN_PROVED * len(invariant_statuses), f"{proved} of {len(invariant_statuses)} PROVED"
 
 
 def test_laplace_certificate_is_epsilon0_delta_not_twice_and_checks():
@@ -227,18 +243,26 @@ def test_finite_normaliser_is_needed_and_its_counterexample_diverges(statement_i
     assert max(slopes) >= 0 or profile["kind"] == "integers"
 
 
-@settings(max_examples=30, deadline=None)
-@given(st.randoms(use_true_random=False), st.sampled_from(["mechanism", "density", "privacy", "accuracy-lemma", "accuracy"]))
-def test_range_instances_satisfy_the_statements(rng, statement_id):
-    """On range instances meeting every hypothesis the conclusion holds (accuracy with μ(S_t) on continuous sets)."""
+def test_range_instances_satisfy_the_statements():
+    """On range instances meeting every hypothesis the conclusion holds (accuracy with μ(S_t) on continuous sets); at
+    least a tenth of the generated instances (and 3) meet every hypothesis, so the property is not vacuous."""
     from expmech.proofs.conformance._range_families import _RANGED
 
-    family = _RANGED[statement_id]
-    evaluation = family.evaluate(family.generate(rng))
-    if all(evaluation.hypotheses.values()):
-        assert evaluation.conclusion is True, evaluation.detail
-    elif not evaluation.hypotheses.get("finite-normaliser", True):
-        assert evaluation.conclusion is None  # undefined, never a number
+    met = []
+
+    @settings(max_examples=30, deadline=None)
+    @given(st.randoms(use_true_random=False), st.sampled_from(["mechanism", "density", "privacy", "accuracy-lemma", "accuracy"]))
+    def check(rng, statement_id):
+        family = _RANGED[statement_id]
+        evaluation = family.evaluate(family.generate(rng))
+        met.append(all(evaluation.hypotheses.values()))
+        if met[-1]:
+            assert evaluation.conclusion is True, evaluation.detail
+        elif not evaluation.hypotheses.get("finite-normaliser", True):
+            assert evaluation.conclusion is None  # undefined, never a number
+
+    check()
+    assert sum(met) >= max(3, len(met) // 10), f"{sum(met)} of {len(met)} instances meet every hypothesis (measured: about 1 in 3)"
 
 
 def test_the_quadrature_cross_check_of_the_density_has_power(monkeypatch):

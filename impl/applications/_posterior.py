@@ -172,6 +172,15 @@ class PosteriorSampling:
 def posterior_interval(quality: LogLikelihood, outputs: Any) -> RationalRange | None:
     """The interval θ ranges over, if the outputs are one (a RationalRange, or the quality's one RationalRange variable)."""
     if isinstance(outputs, RationalRange):
+        domains = [domain for _, _, domain in quality.output_space.items()]
+        own = domains[0].bounds() if len(domains) == 1 and isinstance(domains[0], RationalRange) else (None, None)
+        lo, hi = outputs.bounds()
+        if (own[0] is not None and (lo is None or lo < own[0])) or (own[1] is not None and (hi is None or hi > own[1])):
+            raise InvalidArgument(
+                f"outputs={outputs.describe()} is not inside the likelihood's domain {domains[0].describe()}: ℓ is defined only there",
+                parameter="outputs",
+                value=outputs,
+            )
         return outputs
     if isinstance(outputs, OutputSpace):
         outputs = None if outputs == quality.output_space else outputs

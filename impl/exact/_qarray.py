@@ -176,7 +176,9 @@ class QArray:
             g = math.gcd(int(np.gcd.reduce(self.num.reshape(-1))), self.den)
         if g == 1:
             return self
-        return QArray(_shrink(np.asarray(self.num // g)), self.den // g)
+        if self.num.dtype == object or g >= _SAFE:  # g may pass int64 (a zero over a huge denominator): divide Python ints
+            return QArray(_shrink(np.asarray(_wide(self.num) // g, dtype=object)), self.den // g)
+        return QArray(self.num // g, self.den // g)
 
     # -- arithmetic -----------------------------------------------------------------
 
@@ -201,7 +203,9 @@ class QArray:
         return QArray(_add(b, a, -1), den).reduced()
 
     def __neg__(self) -> QArray:
-        return QArray(_shrink(np.asarray(-_wide(self.num), dtype=object)) if self.num.dtype == object else -self.num, self.den)
+        if self.num.dtype == object or _magnitude(self.num) >= _SAFE:  # −(−2^63) does not fit int64
+            return QArray(_shrink(np.asarray(-_wide(self.num), dtype=object)), self.den)
+        return QArray(-self.num, self.den)
 
     def __mul__(self, other: QArray | Fraction | int) -> QArray:
         if isinstance(other, QArray):
@@ -303,14 +307,18 @@ class QArray:
 
     def floor(self) -> np.ndarray:
         """``⌊self⌋`` per element, as integers."""
-        return _shrink(np.asarray(_wide(self.num) // self.den, dtype=object)) if self.num.dtype == object else self.num // self.den
+        if self.num.dtype == object or self.den >= _SAFE:
+            return _shrink(np.asarray(_wide(self.num) // self.den, dtype=object))
+        return self.num // self.den
 
     def ceil(self) -> np.ndarray:
         """``⌈self⌉`` per element, as integers."""
-        return -QArray(-self.num if self.num.dtype != object else np.asarray(-self.num, dtype=object), self.den).floor()
+        return -QArray((-self).num, self.den).floor()
 
     def is_integer(self) -> np.ndarray:
         """Whether each element is an integer."""
+        if self.num.dtype == object or self.den >= _SAFE:
+            return np.asarray(_wide(self.num) % self.den == 0, dtype=bool)
         return (self.num % self.den) == 0
 
     def __repr__(self) -> str:

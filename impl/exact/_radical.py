@@ -56,6 +56,8 @@ def _integer_root(n: int, m: int) -> int | None:
     """The ``m``-th root of ``n >= 0`` if it is an integer, else None."""
     if n in (0, 1) or m == 1:
         return n
+    if m >= n.bit_length():  # 2^m > n > 1: no integer m-th root (and m may pass a C long)
+        return None
     if not _is_power_mod(n, m):
         return None
     root = int(fmpz(n).root(m))
@@ -179,7 +181,10 @@ class RadicalSum(ExactOrdering):
         with ctx.workprec(precision):
             total = arb(0)
             for s, c in self.terms:
-                total += arb_from_fraction(c) * arb_from_fraction(s).root(self.index)
+                radicand = arb_from_fraction(s)
+                # arb's root takes a C unsigned long: past it, s^(1/m) = exp(ln s / m) (s > 0)
+                root = radicand.root(self.index) if self.index < 1 << 62 else (radicand.log() / self.index).exp()
+                total += arb_from_fraction(c) * root
             return total
 
     def sign(self, *, max_precision: int = DEFAULT_MAX_PRECISION) -> int:

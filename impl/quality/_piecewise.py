@@ -199,8 +199,8 @@ _RELATIONS = {
 
 
 def _boolean(cuts: QArray, truth: np.ndarray) -> _PL:
-    rows = truth.shape[0]
-    return _PL(cuts, QArray.zeros(truth.shape), QArray(truth.astype(np.int64)).reshape(rows, -1))
+    values = truth.astype(np.int64)  # one row per record or dataset, one column per piece; no rows for the empty dataset
+    return _PL(cuts, QArray.zeros(truth.shape), QArray(values if values.ndim == 2 else values.reshape(truth.shape[0], 1)))
 
 
 def _evaluate(expr: sympy.Basic, ctx: _Context) -> _PL:

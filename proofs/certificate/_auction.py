@@ -129,7 +129,9 @@ def check_truthfulness_claim(claim: dict[str, Any], predicate: dict[str, Any], q
         record("truthfulness: the auction is well-formed", False, str(error))
         return
     record("truthfulness: the quality is the auction's revenue", auction.quality().sha256 == getattr(quality, "sha256", None), "")
-    record("truthfulness: ε₀ is the mechanism's", data["epsilon0"] == predicate["mechanism"]["epsilon0"], "")
+    record("truthfulness: ε₀ is the mechanism's", data["epsilon0"] == predicate["mechanism"]["epsilon0"], f"{data['epsilon0']} vs {predicate['mechanism']['epsilon0']}")
+    record("truthfulness: neighbours differ in one report", predicate["mechanism"]["neighbours"] == "replace-one", predicate["mechanism"]["neighbours"])
+    record("truthfulness: the auction is the certified claim's", data == {**(predicate["options"]["auction"] or {}), "rule": data.get("rule")}, "")
     record("truthfulness: ε is the certified ε", predicate["dp_claim"] and claim["epsilon"] == predicate["epsilon"], f"{claim['epsilon']} vs {predicate['epsilon']}")
     record("truthfulness: U re-derived", claim["utility_bound"] == rational_text(auction.utility_bound()), f"U = {auction.utility_bound()}")
     record("truthfulness: bound re-derived", claim["bound"] == _bound_text(epsilon, auction.utility_bound()), claim["bound"])

@@ -243,6 +243,17 @@ class IntervalRange:
         lo, hi = interval.bounds()
         if lo is None or hi is None:
             raise InvalidArgument(f"outputs={interval.describe()} must be a bounded interval", parameter="outputs", value=interval)
+        domains = [domain for _, _, domain in quality.output_space.items()]
+        own_lo, own_hi = domains[0].bounds() if len(domains) == 1 and isinstance(domains[0], RationalRange) else (None, None)
+        # the ratio ρ is proved over the likelihood's own domain, and a Beta prior is a density on [0, 1] only
+        if not lo < hi or (own_lo is not None and lo < own_lo) or (own_hi is not None and hi > own_hi) or lo < 0 or hi > 1:
+            inside = domains[0].describe() if len(domains) == 1 else "its parameter space"
+            raise InvalidArgument(
+                f"outputs={interval.describe()} must be an interval a < b inside the likelihood's domain {inside} and inside [0, 1] "
+                "(the Beta prior's support): the likelihood ratio is proved only there",
+                parameter="outputs",
+                value=interval,
+            )
         prior = base_measure or BetaPrior(1, 1)
         return cls(Fraction(lo), Fraction(hi), prior.alpha, prior.beta)
 
@@ -372,6 +383,34 @@ class CertificateInputs:
                 parameter="auction",
                 value=self.auction,
             )
+        _tie_auction(self.auction, self.epsilon0, self.neighbours, self.range)
+
+
+def _tie_auction(auction: DigitalGoodsAuction, epsilon0: Fraction, neighbours: Neighbours, outputs: Range) -> None:
+    """The truthfulness claim is about the auction's own price rule, and uses the certified ε: so the auction must
+    BE the certified mechanism — its ε₀, its prices with the counting measure (any constant), and bids that differ
+    in one bidder's report as neighbours (statement ``auctions``).  Anything else raises :class:`InvalidArgument`."""
+    if auction.epsilon != epsilon0:
+        raise InvalidArgument(
+            f"auction={describe(auction)} has ε₀ = {auction.epsilon}, but the certified mechanism has epsilon={epsilon0}: "
+            "the truthfulness claim needs the auction's own ε₀",
+            parameter="auction",
+            value=auction,
+        )
+    if neighbours is not Neighbours.REPLACE_ONE:
+        raise InvalidArgument(
+            f"neighbours={neighbours.value!r}: an auction's truthfulness (statement auctions) needs the ε of one bidder changing "
+            "her report, neighbours='replace-one'",
+            parameter="neighbours",
+            value=neighbours.value,
+        )
+    if not isinstance(outputs, FiniteRange) or set(outputs.outputs) != set(auction.outputs) or len(set(outputs.base_measure)) != 1:
+        raise InvalidArgument(
+            f"outputs / base_measure must be the auction's prices {[str(p) for p in auction.outputs]} with a constant (counting) "
+            "measure: the truthfulness claim is about the auction's own price rule",
+            parameter="outputs",
+            value=outputs.to_json().get("outputs") if isinstance(outputs, FiniteRange) else outputs.kind,
+        )
 
 
 def auction_to_json(auction: DigitalGoodsAuction | None) -> dict[str, Any] | None:

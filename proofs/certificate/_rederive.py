@@ -245,6 +245,15 @@ def _independent(run: _Check, statement: dict[str, Any], inputs: CertificateInpu
         run.passed("claim sensitivity: ratio evidence", "witness and counterexample re-evaluated exactly")
     else:
         _language_evidence(run, claims, inputs, derivation)
+    if "truthfulness" in claims:
+        from ._auction import check_truthfulness_claim
+
+        def record(name: str, passed: bool, detail: str) -> None:
+            if not passed:
+                raise run.fail(name, detail or "does not hold")
+            run.passed(name, detail)
+
+        check_truthfulness_claim(claims["truthfulness"], statement["predicate"], inputs.quality, record)
     for claim in statement["predicate"]["claims"]:
         queries = claim.get("evidence", {}).get("queries", [])
         if claim["status"] == "PROVED" and any(query["result"] == "unknown" for query in queries):
