@@ -84,8 +84,11 @@ class Size(sympy.Function):
 AGGREGATES = (Count, Total, Mean, Size)
 
 #: The number of records ``n``, the symbol in which sensitivities of normalised
-#: queries are stated (under add-remove: the size of the smaller dataset).
-DATASET_SIZE = sympy.Symbol("n", integer=True, positive=True)
+#: queries are stated: under replace-one the size of both datasets (n >= 1),
+#: under add-remove the size of the smaller one (n >= 0: the empty dataset is a
+#: dataset).  A *nonnegative* integer, so that sympy never drops the n = 0 case
+#: (with a positive n, ``Max(1, 2*n)`` would become ``2*n``).
+DATASET_SIZE = sympy.Symbol("n", integer=True, nonnegative=True)
 
 
 def _sympify(expr: Any, *, name: str) -> sympy.Basic:
