@@ -23,7 +23,7 @@ import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from expmech.proofs import Status, prove_sensitivity
+from expmech.proofs import Status, exhaustive_check, prove_sensitivity
 from expmech.spec import DATASET_SIZE, IntRange, OutputSpace, QualityFunction, RecordSchema, count, size, total
 
 n = DATASET_SIZE
@@ -143,6 +143,12 @@ def check_against_brute_force(expr, function) -> Status:
         if truth[0] > max(truth[1], truth[2]):
             below = prove_sensitivity(quality, neighbours="add-remove", claimed=max(truth[1], truth[2]))
             assert below.status is not Status.PROVED, (expr, below.reason)
+            # the black-box exhaustive check tries the empty dataset too
+            checked = exhaustive_check(
+                lambda d, r: function(tuple(d), r), neighbours="add-remove", claimed=max(truth[1], truth[2]),
+                records=VALUES, outputs=VALUES, max_size=2,
+            )
+            assert checked.status is Status.REFUTED and checked.counterexample.dataset1 == (), (expr, checked.reason)
     elif result.status is Status.BOUNDED and result.claimed is None and result.witness is not None:
         assert result.witness.difference == max(gap for k, gap in truth.items() if k <= result.bounded_size)
     return result.status
