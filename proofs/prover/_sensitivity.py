@@ -49,6 +49,7 @@ from ._encoding import Codes, interesting_codes
 from ._joint import applies, tighten
 from ._partial import analyse_definedness
 from ._rules import NoRule, Prover, Unknown, rational
+from ._symbolic import symbolic_pair
 from ._search import SearchSummary, all_records, count_multisets, decode_output, decode_record, record_space_size, search_pairs
 from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, fresh_context, z3_version
 
@@ -429,6 +430,8 @@ def _prove(
         sizes += list(GROWTH_SIZES)
         ordered = sorted(dict.fromkeys(s for s in sizes if s >= claim_start), key=lambda s: (s > 4, s))
         pair = search_sizes(prover, ordered, lambda s: value_at(claim, s), strict=True)
+        if pair is None:  # beyond the sizes tried: n as an unknown of one query
+            pair = symbolic_pair(prover, claim, start=claim_start)
         if pair is not None:
             run.offer(_from_pair(quality, pair))
 
