@@ -215,3 +215,15 @@ def test_generated_add_remove_qualities_defined_on_the_empty_dataset():
     _generated()
     proved = sum(1 for s in _statuses if s is Status.PROVED)
     assert proved >= MIN_PROVED_SHARE * len(_statuses), f"only {proved} of {len(_statuses)} PROVED"
+
+
+def test_the_dataset_size_page_runs():
+    """Every python block of docs/explanation/dataset-size.md runs as written."""
+    import pathlib
+    import re
+
+    page = pathlib.Path(__file__).resolve().parents[1] / "docs" / "explanation" / "dataset-size.md"
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
+    assert len(blocks) >= 3
+    for block in blocks:
+        exec(compile(block, str(page), "exec"), {})
