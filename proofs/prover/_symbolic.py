@@ -26,9 +26,9 @@ import z3
 
 from expmech.spec import DATASET_SIZE, Count, InvalidArgument, Mean, Neighbours, Size, Total
 
-from ._bounded import ConcretePair, confirm
+from ._bounded import ConcretePair, RecordUnknowns, confirm
 from ._claims import value_at
-from ._encoding import Codes, codes_from_model, domain_constraint, variables
+from ._encoding import Codes, codes_from_model
 from ._rules import Prover
 from ._z3bridge import Translator, as_number, check, int_val, int_var
 
@@ -59,21 +59,12 @@ def _query(prover: Prover, claim: sympy.Expr, start: int, kinds: int, rlimit: in
     quality = prover.quality
     replace = prover.neighbours is Neighbours.REPLACE_ONE
     outputs = prover.output_vars
-    changed = {tag: variables(f"s{tag}_", quality.schema) for tag in (("a", "b") if replace else ("a",))}
-    kind_vars = [variables(f"sk{i}_", quality.schema) for i in range(kinds)]
+    records = RecordUnknowns(prover, "s", kinds)
+    kind_vars, term = records.kinds, records.term
     multiplicities = [int_var(f"sm{i}") for i in range(kinds)]
     others = z3.Sum(*multiplicities) if multiplicities else int_val(0)
     size = others + 1 if replace else others  # the first dataset's size, n
-    constraints = list(prover.output_domain) + [m >= 0 for m in multiplicities] + [size >= max(start, 1 if replace else 0)]
-    for record in list(changed.values()) + kind_vars:
-        constraints += [domain_constraint(record[sym], d) for _, sym, d in quality.schema.items()]
-    translators = {id(record): Translator({**record, **outputs}) for record in list(changed.values()) + kind_vars}
-
-    def term(node: sympy.Basic, record: dict[sympy.Symbol, Any]) -> Any:
-        translator = translators[id(record)]
-        if isinstance(node, Count):
-            return z3.If(translator.condition(node.args[0]), int_val(1), int_val(0))
-        return translator.number(node.args[0])
+    constraints = records.constraints + [m >= 0 for m in multiplicities] + [size >= max(start, 1 if replace else 0)]
 
     def times(m: Any, value: Any) -> Any:
         return m * value if z3.is_int(value) else z3.ToReal(m) * value
@@ -83,15 +74,10 @@ def _query(prover: Prover, claim: sympy.Expr, start: int, kinds: int, rlimit: in
     try:
         for node in sorted(quality.expr.atoms(Count, Total, Mean), key=sympy.default_sort_key):
             if isinstance(node, Count):  # [p(k, r)]·m is If(p, m, 0): linear in m
-                rest = [z3.If(translators[id(k)].condition(node.args[0]), m, int_val(0)) for m, k in zip(multiplicities, kind_vars)]
+                rest = [z3.If(records.translator(k).condition(node.args[0]), m, int_val(0)) for m, k in zip(multiplicities, kind_vars)]
             else:
                 rest = [times(m, term(node, k)) for m, k in zip(multiplicities, kind_vars)]
-            if replace:
-                first = z3.Sum(*(rest + [term(node, changed["a"])]))
-                second = z3.Sum(*(rest + [term(node, changed["b"])]))
-            else:
-                first = z3.Sum(*rest) if rest else int_val(0)
-                second = z3.Sum(*(rest + [term(node, changed["a"])]))
+            first, second = records.sums(node, rest)
             if isinstance(node, Mean):
                 first = z3.ToReal(first) / z3.ToReal(before[Size()])
                 second = z3.ToReal(second) / z3.ToReal(after[Size()])
