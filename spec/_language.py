@@ -84,8 +84,11 @@ class Size(sympy.Function):
 AGGREGATES = (Count, Total, Mean, Size)
 
 #: The number of records ``n``, the symbol in which sensitivities of normalised
-#: queries are stated (under add-remove: the size of the smaller dataset).
-DATASET_SIZE = sympy.Symbol("n", integer=True, positive=True)
+#: queries are stated: under replace-one the size of both datasets (n >= 1),
+#: under add-remove the size of the smaller one (n >= 0: the empty dataset is a
+#: dataset).  A *nonnegative* integer, so that sympy never drops the n = 0 case
+#: (with a positive n, ``Max(1, 2*n)`` would become ``2*n``).
+DATASET_SIZE = sympy.Symbol("n", integer=True, nonnegative=True)
 
 
 def _sympify(expr: Any, *, name: str) -> sympy.Basic:
@@ -95,9 +98,40 @@ def _sympify(expr: Any, *, name: str) -> sympy.Basic:
         raise InvalidType(f"{name}={describe(expr)} is not a sympy expression: {error}", parameter=name, value=expr) from None
 
 
+def constant_condition(value: Any, *, where: str, parameter: str) -> InvalidType | None:
+    """The error for a Python ``bool`` (or sympy's ``true``/``false``) given where a condition on the data belongs, else None.
+
+    Python's ``==`` and ``!=`` on sympy symbols compare the expressions
+    themselves, not their values: ``x == r`` is ``False`` and ``x != r`` is
+    ``True`` before expmech sees them, so ``count(x == r)`` would silently be
+    ``count(False)``, the constant 0.  A constant condition is refused with a
+    message naming it and pointing to ``sympy.Eq`` / ``sympy.Ne``.
+    """
+    if not isinstance(value, bool | sympy.logic.boolalg.BooleanAtom):
+        return None
+    shown = "True" if value in (True, sympy.true) else "False"
+    return InvalidType(
+        f"{where}: {parameter}={shown} is a constant, not a condition on the data; Python's == and != compare sympy "
+        f"expressions structurally (x == r is False, x != r is True), so write sympy.Eq(x, r) or sympy.Ne(x, r) "
+        f"(for every record use size(), for none 0)",
+        parameter=parameter,
+        value=value,
+    )
+
+
 def count(predicate: Any) -> sympy.Expr:
-    """``count(predicate)``; a bare symbol means ``symbol == 1`` (a true boolean field)."""
+    """``count(predicate)``; a bare symbol means ``symbol == 1`` (a true boolean field).
+
+    A Python ``bool`` or sympy's ``true``/``false`` — what ``x == r`` and ``x != r``
+    give — raises :class:`InvalidType` naming it (write ``sympy.Eq`` / ``sympy.Ne``).
+    """
+    refused = constant_condition(predicate, where="count()", parameter="predicate")
+    if refused is not None:
+        raise refused
     pred = _sympify(predicate, name="predicate")
+    refused = constant_condition(pred, where="count()", parameter="predicate")
+    if refused is not None:
+        raise refused
     if isinstance(pred, sympy.Symbol):
         pred = sympy.Eq(pred, 1)
     if not isinstance(pred, sympy.logic.boolalg.Boolean) or isinstance(pred, sympy.Expr):
@@ -125,6 +159,9 @@ def size() -> sympy.Expr:
 
 
 def _numeric(expr: Any, what: str) -> sympy.Expr:
+    refused = constant_condition(expr, where=f"{what}()", parameter="expr")
+    if refused is not None:
+        raise refused
     value = _sympify(expr, name="expr")
     if not isinstance(value, sympy.Expr):
         raise InvalidType(

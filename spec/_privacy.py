@@ -7,6 +7,7 @@ from typing import Any
 import sympy
 
 from ._errors import InvalidArgument, describe
+from ._language import DATASET_SIZE
 from ._source import PRIVACY, Delta, Z_d, Z_d2, eps, q_d, q_d2
 
 __all__ = ["derive_epsilon"]
@@ -31,7 +32,7 @@ def derive_epsilon(epsilon0: Any, sensitivity: Any, *, monotone: bool = False, n
     """
     e0 = sympy.sympify(epsilon0)
     delta = sympy.sympify(sensitivity)
-    if not (e0.is_positive is True):
+    if not (_positive_from_one(e0) is True):
         raise InvalidArgument(f"epsilon0={describe(epsilon0)} must be > 0", parameter="epsilon0", value=epsilon0)
     if delta.is_negative is True:
         raise InvalidArgument(f"sensitivity={describe(sensitivity)} must be >= 0", parameter="sensitivity", value=sensitivity)
@@ -47,3 +48,17 @@ def derive_epsilon(epsilon0: Any, sensitivity: Any, *, monotone: bool = False, n
     if monotone:
         exponent = exponent / 2
     return sympy.simplify(exponent.subs({eps: e0, Delta: delta}))
+
+
+def _positive_from_one(value: sympy.Expr) -> bool | None:
+    """Whether ``value`` is positive for every dataset size ``n >= 1``.
+
+    An ε₀ in ``n`` (the synthetic-data mechanism's ``ε·n/2``) belongs to a
+    mechanism run on ``n >= 1`` records; the spec's ``n`` is a nonnegative
+    symbol (the empty dataset is a dataset), so it is read here at ``n = m + 1``
+    with ``m >= 0``.
+    """
+    if DATASET_SIZE not in value.free_symbols:
+        return value.is_positive
+    shifted = sympy.Symbol("m", integer=True, nonnegative=True)
+    return sympy.simplify(value.xreplace({DATASET_SIZE: shifted + 1})).is_positive

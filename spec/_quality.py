@@ -20,7 +20,7 @@ from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
 from ._domains import Categories
 from ._errors import InvalidArgument, InvalidType, QualityError, describe
-from ._language import AGGREGATES, Count, Mean, OutputSpace, RecordSchema, Size, Total
+from ._language import AGGREGATES, Count, Mean, OutputSpace, RecordSchema, Size, Total, constant_condition
 
 __all__ = ["QualityFunction"]
 
@@ -292,6 +292,10 @@ def _check(expr: sympy.Basic, fields: frozenset[sympy.Symbol], outputs: frozense
     if isinstance(expr, sympy.Number):
         raise InvalidArgument(f"number {expr} is not a finite rational", parameter="expr", value=expr)
     if isinstance(expr, AGGREGATES):
+        if isinstance(expr, Count):
+            refused = constant_condition(expr.args[0], where=f"{expr}", parameter="predicate")
+            if refused is not None:
+                raise refused
         if inside is not None:
             raise InvalidArgument(
                 f"aggregate {type(expr).__name__.lower()}() nested inside {inside}()", parameter="expr", value=expr

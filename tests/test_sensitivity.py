@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 import sympy
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from expmech.impl import CATALOGUE, WRONG_CATALOGUE
@@ -18,6 +18,7 @@ from expmech.spec import (
     InvalidType,
     Neighbours,
     OutputSpace,
+    QualityError,
     QualityFunction,
     RecordSchema,
     count,
@@ -164,9 +165,19 @@ expressions = st.recursive(leaves, _combine, max_leaves=5)
 
 
 def _exhaustive_max(q, relation, max_size):
-    """Largest |q(D, r) − q(D', r)| per size over all neighbouring pairs of tuples (an independent path)."""
+    """Largest |q(D, r) − q(D', r)| per size over all neighbouring pairs of tuples (an independent path).
+
+    Under add-remove the empty dataset is a size like any other wherever q is defined on it."""
     largest = {}
-    for k in range(1, max_size + 1):
+    first = 1
+    if relation is Neighbours.ADD_REMOVE:
+        try:
+            for r in range(3):
+                q([], r)
+            first = 0
+        except QualityError:
+            pass
+    for k in range(first, max_size + 1):
         for data in itertools.product(RECORDS, repeat=k):
             data = list(data)
             if relation is Neighbours.REPLACE_ONE:
@@ -180,19 +191,38 @@ def _exhaustive_max(q, relation, max_size):
     return largest
 
 
+#: The least share of generated qualities whose free bound must be PROVED (so a prover answering UNKNOWN to
+#: everything fails the soundness properties below instead of passing them vacuously).
+MIN_PROVED_SHARE = 0.7  # measured: 25 of 25 PROVED on seeds 1, 2, 3
+_free_statuses: list[Status] = []
+
+
+def _check_free_bound(q, relation, largest, *, search_size):
+    """Hold a PROVED free bound to the exhaustive maxima (the empty dataset included); return the status."""
+    free = prove_sensitivity(q, neighbours=relation, search_size=search_size)
+    _free_statuses.append(free.status)
+    if free.status is Status.PROVED:
+        for k, gap in largest.items():
+            if k == 0 and free.hypotheses:
+                continue  # stated for n >= 1
+            assert gap <= sympy.Rational(free.bound.subs(n, k)), (q.expr, k, gap, free.bound)
+    return free
+
+
+def _share_proved():
+    return sum(1 for s in _free_statuses if s is Status.PROVED) / max(1, len(_free_statuses))
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(expressions, st.sampled_from([Neighbours.REPLACE_ONE, Neighbours.ADD_REMOVE]), st.fractions(0, 4, max_denominator=4))
-def test_proved_bounds_are_never_exceeded_and_counterexamples_are_real(expr, relation, claim):
-    """PROVED: no neighbouring pair (exhaustive, n <= 2) exceeds the bound; REFUTED: the counterexample exceeds the claim."""
+def _proved_bounds_are_never_exceeded_and_counterexamples_are_real(expr, relation, claim):
     try:
         q = QualityFunction(expr, schema=SCHEMA, outputs=OUTPUTS)
     except InvalidArgument:
-        return  # e.g. a bare output variable combination that is not numeric
-    free = prove_sensitivity(q, neighbours=relation, search_size=2)
+        assume(False)  # e.g. a bare output variable combination that is not numeric
+        return
     largest = _exhaustive_max(q, relation, 2)
-    if free.status is Status.PROVED:
-        for k, gap in largest.items():
-            assert gap <= sympy.Rational(free.bound.subs(n, k)), (expr, k, gap, free.bound)
+    _check_free_bound(q, relation, largest, search_size=2)
     claimed = prove_sensitivity(q, neighbours=relation, claimed=claim, search_size=2)
     if claimed.status is Status.REFUTED:
         c = claimed.counterexample
@@ -201,16 +231,28 @@ def test_proved_bounds_are_never_exceeded_and_counterexamples_are_real(expr, rel
         assert all(gap <= claim for gap in largest.values())
 
 
-@pytest.mark.slow
+def test_proved_bounds_are_never_exceeded_and_counterexamples_are_real():
+    """PROVED: no neighbouring pair (exhaustive, n <= 2, the empty dataset included) exceeds the bound; REFUTED: the
+    counterexample exceeds the claim; and at least MIN_PROVED_SHARE of the free bounds are PROVED."""
+    _free_statuses.clear()
+    _proved_bounds_are_never_exceeded_and_counterexamples_are_real()
+    assert _share_proved() >= MIN_PROVED_SHARE, f"only {_share_proved():.0%} of {len(_free_statuses)} PROVED"
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(expressions, st.sampled_from([Neighbours.REPLACE_ONE, Neighbours.ADD_REMOVE]))
-def test_proved_bounds_hold_exhaustively_up_to_three_records(expr, relation):
-    """Slow tier: the same soundness check over every dataset of up to 3 records."""
+def _proved_bounds_hold_exhaustively_up_to_three_records(expr, relation):
     try:
         q = QualityFunction(expr, schema=SCHEMA, outputs=OUTPUTS)
     except InvalidArgument:
+        assume(False)
         return
-    result = prove_sensitivity(q, neighbours=relation)
-    if result.status is Status.PROVED:
-        for k, gap in _exhaustive_max(q, relation, 3).items():
-            assert gap <= sympy.Rational(result.bound.subs(n, k))
+    _check_free_bound(q, relation, _exhaustive_max(q, relation, 3), search_size=3)
+
+
+@pytest.mark.slow
+def test_proved_bounds_hold_exhaustively_up_to_three_records():
+    """Slow tier: the same soundness check over every dataset of up to 3 records, with the same PROVED share."""
+    _free_statuses.clear()
+    _proved_bounds_hold_exhaustively_up_to_three_records()
+    assert _share_proved() >= MIN_PROVED_SHARE, f"only {_share_proved():.0%} of {len(_free_statuses)} PROVED"

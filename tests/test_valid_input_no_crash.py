@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from expmech.impl import ExponentialMechanism
-from expmech.impl._qarray import QArray
+from expmech.impl.exact._qarray import QArray
 from expmech.proofs.cli import main
 from expmech.spec import DivergentNormaliser, IntRange, OutputSpace, QualityFunction, RationalRange, RecordSchema, count, size, total
 

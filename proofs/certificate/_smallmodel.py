@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from expmech.spec import InvalidType
-from expmech.spec._errors import describe
+from expmech.spec.internal import describe
 
 from ..smallmodel import InternalInconsistency, SmallModelBudget, SmallModelReport, small_model_check
 from ._check import CheckOutcome, _Check

@@ -31,7 +31,7 @@ from ._encoding import Codes, codes_from_model, domain_constraint, variables
 from ._rules import SEARCH_QUERY_COST, SEARCH_RLIMIT, Prover
 from ._z3bridge import Translator, as_number, check, int_val, q
 
-__all__ = ["ConcretePair", "confirm", "find_pair", "patterns", "search_sizes"]
+__all__ = ["ConcretePair", "RecordUnknowns", "confirm", "find_pair", "patterns", "search_sizes"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,42 @@ def patterns(others: int) -> list[tuple[int, ...]]:
     return unique
 
 
+class RecordUnknowns:
+    """The record unknowns of an encoded pair: the changed record(s) and ``count`` kinds of the other records.
+
+    Names are ``{prefix}a_…`` (and ``{prefix}b_…`` under replace-one) for the changed
+    records and ``{prefix}k{i}_…`` for the kinds; ``constraints`` keep every one of them,
+    and the output, inside their domains; :meth:`term` is an aggregate's per-record term.
+    """
+
+    def __init__(self, prover: Prover, prefix: str, count: int) -> None:
+        schema = prover.quality.schema
+        tags = ("a", "b") if prover.neighbours is Neighbours.REPLACE_ONE else ("a",)
+        self.changed = {tag: variables(f"{prefix}{tag}_", schema) for tag in tags}
+        self.kinds = [variables(f"{prefix}k{i}_", schema) for i in range(count)]
+        self.constraints = list(prover.output_domain)
+        for record in list(self.changed.values()) + self.kinds:
+            self.constraints += [domain_constraint(record[sym], d) for _, sym, d in schema.items()]
+        self._translators = {id(record): Translator({**record, **prover.output_vars}) for record in list(self.changed.values()) + self.kinds}
+
+    def translator(self, record: dict[sympy.Symbol, Any]) -> Translator:
+        """The translator over ``record`` (one of this encoding's) and the outputs."""
+        return self._translators[id(record)]
+
+    def sums(self, node: sympy.Basic, rest: list[Any]) -> tuple[Any, Any]:
+        """``node``'s aggregate over both datasets, given the other records' contributions ``rest``."""
+        if "b" in self.changed:  # replace-one: a → b
+            return z3.Sum(*(rest + [self.term(node, self.changed["a"])])), z3.Sum(*(rest + [self.term(node, self.changed["b"])]))
+        return (z3.Sum(*rest) if rest else int_val(0)), z3.Sum(*(rest + [self.term(node, self.changed["a"])]))
+
+    def term(self, node: sympy.Basic, record: dict[sympy.Symbol, Any]) -> Any:
+        """``node``'s per-record term at ``record``: ``[p]`` as 0/1 for a count, the body otherwise."""
+        translator = self._translators[id(record)]
+        if isinstance(node, Count):
+            return z3.If(translator.condition(node.args[0]), int_val(1), int_val(0))
+        return translator.number(node.args[0])
+
+
 def find_pair(
     prover: Prover,
     size: int,
@@ -88,30 +124,15 @@ def find_pair(
     if sum(shape) != others:
         raise InvalidArgument(f"pattern={shape} does not sum to {others}", parameter="pattern", value=shape)
     outputs = prover.output_vars
-    changed = {tag: variables(f"{tag}_", quality.schema) for tag in (("a", "b") if replace else ("a",))}
-    kinds = [variables(f"k{i}_", quality.schema) for i in range(len(shape))]
-    constraints = list(prover.output_domain)
-    for record in list(changed.values()) + kinds:
-        constraints += [domain_constraint(record[sym], d) for _, sym, d in quality.schema.items()]
-    translators = {id(record): Translator({**record, **outputs}) for record in list(changed.values()) + kinds}
-
-    def term(node: sympy.Basic, record: dict[sympy.Symbol, Any]) -> Any:
-        translator = translators[id(record)]
-        if isinstance(node, Count):
-            return z3.If(translator.condition(node.args[0]), int_val(1), int_val(0))
-        return translator.number(node.args[0])
+    unknowns = RecordUnknowns(prover, "", len(shape))
+    changed, kinds, constraints, term = unknowns.changed, unknowns.kinds, unknowns.constraints, unknowns.term
 
     before: dict[sympy.Basic, Any] = {Size(): int_val(size)}
     after: dict[sympy.Basic, Any] = {Size(): int_val(size if replace else size + 1)}
     try:
         for node in sorted(quality.expr.atoms(Count, Total, Mean), key=sympy.default_sort_key):
             rest = [m * term(node, kind) if m != 1 else term(node, kind) for m, kind in zip(shape, kinds)]
-            if replace:
-                first = z3.Sum(*(rest + [term(node, changed["a"])]))
-                second = z3.Sum(*(rest + [term(node, changed["b"])]))
-            else:
-                first = z3.Sum(*rest) if rest else int_val(0)
-                second = z3.Sum(*(rest + [term(node, changed["a"])]))
+            first, second = unknowns.sums(node, rest)
             if isinstance(node, Mean):
                 if size == 0:
                     return None  # a mean of no records

@@ -18,6 +18,7 @@ When none of them decides, the answer is ``None`` — never a guess.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -39,7 +40,10 @@ def value_at(expr: sympy.Expr, size: int) -> Fraction | None:
     """``expr`` at ``n = size`` as a Fraction; None where it is undefined (``1/n`` at 0) or infinite."""
     if expr is sympy.oo:
         return None
-    value = expr.subs(n, size) if expr.free_symbols else expr
+    try:
+        value = expr.subs(n, size) if expr.free_symbols else expr
+    except (ArithmeticError, TypeError, ValueError):
+        return None  # sympy refusing a pole inside Max/Min ("zoo is not comparable"): undefined there
     if value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
         return None
     if not value.is_Rational:
@@ -124,23 +128,51 @@ def parse_claim(claimed: Any) -> sympy.Expr | None:
         raise _refused(claimed, f"is not a claim sympy can evaluate ({type(error).__name__}: {' '.join(str(error).split())[:120]})") from None
 
 
+#: A claim as text: integers, n, + - * /, Max( … , … ), Min( … , … ) and parentheses.
+_CLAIM_TEXT = re.compile(r"(?:\s|\d|n|[-+*/(),]|Max|Min)+")
+
+
+def _as_dataset_size(value: sympy.Expr, written: Any) -> sympy.Expr:
+    """``value`` with a user's own symbol ``n`` read as :data:`DATASET_SIZE`; a positive one refused.
+
+    A symbol named ``n`` without assumptions (``sympy.Symbol("n")``), or one
+    declared integer and nonnegative, is the dataset size.  One declared
+    positive is refused: sympy has already dropped the ``n = 0`` case from the
+    claim (``Max(1, 2*n)`` built from it is ``2*n``).
+    """
+    others = [s for s in value.free_symbols if isinstance(s, sympy.Symbol) and s.name == "n" and s != n]
+    for symbol in others:
+        if symbol.is_positive or symbol.is_nonnegative is False or symbol.is_integer is False:
+            raise InvalidArgument(
+                f"claimed={describe(written)} uses a symbol n declared {'positive' if symbol.is_positive else 'negative or not an integer'}; write the claim with "
+                "expmech.spec.DATASET_SIZE (a nonnegative integer: under add-remove n = 0 is the empty dataset, and a "
+                "positive n lets sympy drop that case before expmech sees the claim, e.g. Max(1, 2*n) becomes 2*n)",
+                parameter="claimed",
+                value=written,
+            )
+    return value.xreplace({symbol: n for symbol in others}) if others else value
+
+
 def _parse_claim(claimed: Any) -> sympy.Expr:
     written = claimed
     if isinstance(claimed, str):
-        if not claimed.strip() or any(c not in "0123456789n+-*/() " for c in claimed) or "**" in claimed or len(claimed) > 200:
+        if not claimed.strip() or not _CLAIM_TEXT.fullmatch(claimed) or "**" in claimed or len(claimed) > 200:
             raise InvalidArgument(
-                f"claimed={describe(written)} must be written with integers, n, + - * / and parentheses (at most 200 characters)",
+                f"claimed={describe(written)} must be written with integers, n, + - * /, Max, Min, commas and parentheses "
+                "(at most 200 characters)",
                 parameter="claimed",
                 value=written,
             )
         try:
-            claimed = sympy.sympify(claimed, locals={"n": n})
+            claimed = sympy.sympify(claimed, locals={"n": n, "Max": sympy.Max, "Min": sympy.Min})
         except (sympy.SympifyError, SyntaxError, TypeError, ValueError, ZeroDivisionError):
             raise InvalidArgument(f"claimed={describe(written)} is not an expression in n", parameter="claimed", value=written) from None
     try:
         value = sympy.sympify(claimed, strict=True) if not isinstance(claimed, Fraction) else sympy.Rational(claimed.numerator, claimed.denominator)
     except (sympy.SympifyError, TypeError):
         raise InvalidType(f"claimed={describe(written)} must be a rational or an expression in n", parameter="claimed", value=written) from None
+    if isinstance(value, sympy.Expr):
+        value = _as_dataset_size(value, written)
     if not isinstance(value, sympy.Expr) or value.free_symbols - {n} or value.has(sympy.Float) or value.has(sympy.zoo, sympy.nan):
         raise InvalidArgument(
             f"claimed={describe(written)} must be an exact rational or an expression in n (expmech.spec.DATASET_SIZE)",

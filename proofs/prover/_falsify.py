@@ -27,12 +27,13 @@ from hypothesis import strategies as st
 
 from expmech.impl import ExponentialMechanism
 from expmech.impl.internal import evaluate_scores
-from expmech.spec import DATASET_SIZE, InvalidArgument, InvalidType, Neighbours, QualityError, RecordSchema
+from expmech.spec import InvalidArgument, InvalidType, Neighbours, QualityError, RecordSchema
 from expmech.spec.internal import approximate, as_rational, describe, readable
 
 from .. import strategies as strategies_module
 from .._display import falsification_text
 from .._outcome import Status
+from ._claims import value_at
 from ._sensitivity import Witness, _parse_claim
 
 __all__ = ["FalsificationResult", "exhaustive_check", "falsify", "falsify_privacy"]
@@ -85,9 +86,9 @@ def _scores(quality: Callable[[Any, Any], Any], dataset: Any, outputs: tuple[Has
         raise QualityError(f"{error} on dataset={describe(dataset)}", output=error.output, value=error.value) from error.__cause__
 
 
-def _claim_at(claim: sympy.Expr, size: int) -> Fraction:
-    value = sympy.Rational(claim.subs(DATASET_SIZE, size)) if claim.free_symbols else sympy.Rational(claim)
-    return Fraction(int(value.p), int(value.q))
+def _claim_at(claim: sympy.Expr, size: int) -> Fraction | None:
+    """The claim at ``n = size``; None where it is undefined there (``1/n`` at the empty dataset): it says nothing."""
+    return value_at(claim, size)
 
 
 def _pair_strategy(schema: RecordSchema | None, pairs: st.SearchStrategy[Any] | None, relation: Neighbours, max_size: int) -> st.SearchStrategy[Any]:
@@ -207,6 +208,8 @@ def falsify(
             if gap > best:
                 best, at = gap, r
         limit = _claim_at(claim, len(first))
+        if limit is None:
+            return _Probe(0.0, best, None)
         violation = Witness(tuple(first), tuple(second), at, best, len(first), claimed=claim) if best > limit else None
         return _Probe(float(best - limit), best, violation)
 
@@ -292,8 +295,19 @@ def exhaustive_check(
         raise InvalidArgument("records and outputs must not be empty", parameter="records", value=records)
     examples, largest = 0, Fraction(0)
     outputs_tuple = tuple(choices)
-    for size in range(1, _check_examples(max_size) + 1):
+    add_remove = relation is Neighbours.ADD_REMOVE
+    skipped = ""
+    for size in range(0 if add_remove else 1, _check_examples(max_size) + 1):  # add-remove: (∅, one record) too
         limit = _claim_at(claim, size)
+        if limit is None:
+            skipped += f"; n = {size} skipped: the claim is undefined there"
+            continue
+        if size == 0:
+            try:
+                _scores(q, [], outputs_tuple)
+            except QualityError:
+                skipped += "; the empty dataset skipped: q is undefined there"
+                continue
         for data in itertools.product(pool, repeat=size):
             first = list(data)
             if relation is Neighbours.REPLACE_ONE:
@@ -314,7 +328,8 @@ def exhaustive_check(
                         )
     return FalsificationResult(
         Status.BOUNDED, "exhaustive", examples, largest, None,
-        f"holds for every dataset of at most {max_size} records from the {len(pool)} given", bounded_size=max_size,
+        f"holds for every dataset of at most {max_size} records from the {len(pool)} given"
+        f"{' (the empty dataset included)' if add_remove and not skipped.startswith('; n = 0') and 'empty' not in skipped else ''}{skipped}", bounded_size=max_size,
     )
 
 

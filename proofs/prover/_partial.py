@@ -21,6 +21,7 @@ undefined on the empty dataset.  Before bounding Δq the prover settles this:
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -166,23 +167,42 @@ def _raise_if_concrete(quality: QualityFunction, model: dict[str, Any], suspects
         codes = dict(zip(symbols, combo))
         if codes not in records:
             records.append(codes)
-    for size in range(1, 4):
-        for data in itertools.combinations_with_replacement(range(len(records)), size):
-            dataset = [records[i] for i in data]
-            try:
-                quality.evaluate_codes(dataset, output)
-            except QualityError as error:
-                culprit = _culprit(quality, dataset, output, suspects)
-                what = f"{culprit} divides by zero" if culprit is not None else str(error)
-                shown_output = decode_output(quality, output)
-                shown_data = [decode_record(quality, codes) for codes in dataset]
-                raise QualityError(
-                    f"{quality.name or 'the quality function'} is undefined: {what} at r={shown_output!r} on the "
-                    f"dataset {shown_data!r}; q must be defined on every dataset and output (guard the division, "
-                    "e.g. with a Piecewise branch, and give every Piecewise a default (expr, True) branch)",
-                    output=shown_output,
-                    value=str(culprit),
-                ) from None
+    for dataset in _candidate_datasets(records, model.get("n")):
+        try:
+            quality.evaluate_codes(dataset, output)
+        except QualityError as error:
+            culprit = _culprit(quality, dataset, output, suspects)
+            what = f"{culprit} divides by zero" if culprit is not None else str(error)
+            shown_output = decode_output(quality, output)
+            shown_data = _dataset_text([decode_record(quality, codes) for codes in dataset])
+            raise QualityError(
+                f"{quality.name or 'the quality function'} is undefined: {what} at r={shown_output!r} on the "
+                f"dataset {shown_data}; q must be defined on every dataset and output (guard the division, "
+                "e.g. with a Piecewise branch, and give every Piecewise a default (expr, True) branch)",
+                output=shown_output,
+                value=str(culprit),
+            ) from None
+
+
+#: The largest dataset size a definedness model may name for it to be tried concretely (a pole at size() = 5000).
+MODEL_SIZE_LIMIT = 10_000
+
+
+def _candidate_datasets(records: list[Codes], size: Any) -> Iterator[list[Codes]]:
+    """Every dataset of 1 to 3 of ``records``, then each record repeated ``size`` times (the solver's model's size)."""
+    for count in range(1, 4):
+        for data in itertools.combinations_with_replacement(range(len(records)), count):
+            yield [records[i] for i in data]
+    if isinstance(size, int) and 3 < size <= MODEL_SIZE_LIMIT:
+        for codes in records:
+            yield [codes] * size
+
+
+def _dataset_text(values: list[Any]) -> str:
+    """A dataset as text; a long run of one record as ``[v] * k``."""
+    if len(values) > 6 and all(v == values[0] for v in values):
+        return f"[{values[0]!r}] * {len(values)}"
+    return repr(values)
 
 
 def _culprit(quality: QualityFunction, dataset: list[Codes], output: Codes, suspects: list[sympy.Basic]) -> str | None:

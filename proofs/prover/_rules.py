@@ -35,9 +35,20 @@ under replace-one (n is fixed); ``Δ|a| <= Δa``; ``ΔMax/Min(a, b) <= max(Δa,
 Δb)``; a ``Piecewise`` whose conditions are free of the data ``<= max`` over
 its branches; a term ``g(size())`` whose only data is the size does not move
 under replace-one and moves by exactly ``|g(n + 1) − g(n)|`` under add-remove
-(``1/size()``: ``1/(n(n + 1))``; a change of small degree, derived for n >= 1 and
-checked exactly at n = 0 where q is defined there).  Where none applies the
-prover raises :class:`NoRule`.
+(``1/size()``: ``1/(n(n + 1))``; a change of small degree, checked exactly at
+n = 0 where q is defined there).  Where none applies the prover raises
+:class:`NoRule`.
+
+**What n is.**  Every bound is a function of ``n`` =
+:data:`~expmech.spec.DATASET_SIZE`, a *nonnegative* integer symbol: under
+replace-one the size of both datasets (so only ``n >= 1`` matters: there is
+no neighbour of the empty dataset), under add-remove the size of the smaller
+dataset, ``n >= 0`` wherever q is defined on the empty dataset (``n >= 1``
+otherwise, stated as a hypothesis of the result).  No assumption of the symbol
+removes a case that matters: bounds combined by ``Max`` (a ``Max`` of the
+branches of a ``Min``, ``Piecewise`` or ``Max``) keep their ``n = 0`` value,
+so ``Max(2, 11/((n + 1)(n + 2)))`` stays as it is (with a positive ``n`` sympy
+rewrote it to ``2``, dropping the pair (∅, one record) whose change is 11/2).
 """
 
 from __future__ import annotations
@@ -616,8 +627,8 @@ class Prover:
         """The change of a term whose only data is ``size()``: none under replace-one (the size is kept);
         under add-remove ``|g(n + 1) − g(n)|`` exactly, for a term without outputs (``c(r)·g(size())`` is a product).
 
-        The expression in ``n`` (a positive symbol) is derived for n >= 1; at n = 0 it must equal
-        ``|g(1) − g(0)|`` evaluated exactly, unless q is undefined on the empty dataset (else no rule)."""
+        ``n`` is the smaller dataset's size, a nonnegative symbol, so no simplification drops n = 0; the change at
+        n = 0 is checked against ``|g(1) − g(0)|`` evaluated exactly and stated apart where they differ."""
         if self.neighbours is Neighbours.REPLACE_ONE:
             return ZERO
         at = expr.xreplace({Size(): n})
@@ -633,22 +644,21 @@ class Prover:
         except sympy.PolynomialError:
             if sympy.count_ops(change) > SIZE_OPERATIONS:
                 raise NoRule(f"a term {expr} of size() too large for the size rule") from None
-        if at_least(change, ZERO, start=1).holds:
+        start = 0 if self.empty_defined else 1  # n is nonnegative: Abs and Max of the change keep their n = 0 case
+        if at_least(change, ZERO, start=start).holds:
             bound = change
-        elif at_least(-change, ZERO, start=1).holds:
+        elif at_least(-change, ZERO, start=start).holds:
             bound = -change
         else:
             bound = sympy.Abs(change)
         if self.empty_defined:
             first, empty = (value_at(expr.xreplace({Size(): sympy.Integer(k)}), 0) for k in (1, 0))
             at_empty = value_at(bound, 0)
-            if first is None or empty is None or at_empty is None:
+            if first is None or empty is None:
                 raise NoRule(f"a term {expr} of size() whose change from the empty dataset is not that of n >= 1")
-            if at_empty < abs(first - empty):
-                # The sign found for n >= 1 fails at n = 0 (n² − 2n: 2n − 1 for n >= 1, but 1 at n = 0), and n is a
-                # positive symbol, so |2n − 1| and Max(1, 2n − 1) both become 2n − 1.  Raise the bound by the
-                # shortfall at 0: still at least the change at every n >= 1, exactly the change at n = 0.
-                bound = bound + _rational(abs(first - empty) - at_empty)
+            if at_empty != abs(first - empty):
+                # the change in n was simplified through a point where it is undefined at n = 0: state n = 0 apart
+                bound = sympy.Piecewise((_rational(abs(first - empty)), sympy.Eq(n, 0)), (bound, True))
         return bound
 
 

@@ -49,6 +49,7 @@ from ._encoding import Codes, interesting_codes
 from ._joint import applies, tighten
 from ._partial import analyse_definedness
 from ._rules import NoRule, Prover, Unknown, rational
+from ._symbolic import symbolic_pair
 from ._search import SearchSummary, all_records, count_multisets, decode_output, decode_record, record_space_size, search_pairs
 from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, fresh_context, z3_version
 
@@ -103,7 +104,10 @@ class SensitivityResult:
     their SMT-LIB2 text.  ``bounded_size`` is the dataset size up to which a
     BOUNDED result was checked exhaustively.  ``hypotheses`` are conditions
     the claim is stated under (``"n >= 1"`` when q is undefined on the empty
-    dataset, under add-remove).
+    dataset, under add-remove).  ``tight_at`` lists the dataset sizes ``n`` at
+    which a witness seen attains the bound's value at that ``n`` exactly (for a
+    bound in ``n`` such as ``Max(2, 11/((n + 1)(n + 2)))``: which of its cases
+    are shown attained); ``tight`` says that list is not empty.
     """
 
     status: Status
@@ -119,6 +123,7 @@ class SensitivityResult:
     bounded_size: int | None = None
     solver: str = field(default_factory=lambda: f"z3 {z3_version()}")
     hypotheses: tuple[str, ...] = ()
+    tight_at: tuple[int, ...] = ()
 
     def __str__(self) -> str:
         return sensitivity_text(self)
@@ -264,6 +269,10 @@ class _Run:
             if witness.difference == value_at(bound, size):
                 return witness
         return None
+
+    def sizes_attaining(self, bound: sympy.Expr) -> tuple[int, ...]:
+        """Every size at which a seen pair's difference equals the bound's value there."""
+        return tuple(size for size, witness in sorted(self.best.items()) if witness.difference == value_at(bound, size))
 
     def largest(self) -> Witness | None:
         if not self.best:
@@ -421,6 +430,8 @@ def _prove(
         sizes += list(GROWTH_SIZES)
         ordered = sorted(dict.fromkeys(s for s in sizes if s >= claim_start), key=lambda s: (s > 4, s))
         pair = search_sizes(prover, ordered, lambda s: value_at(claim, s), strict=True)
+        if pair is None:  # beyond the sizes tried: n as an unknown of one query
+            pair = symbolic_pair(prover, claim, start=claim_start)
         if pair is not None:
             run.offer(_from_pair(quality, pair))
 
@@ -437,7 +448,8 @@ def _prove(
 
     def result(status: Status, reason: str, how: str, **extra: Any) -> SensitivityResult:
         return SensitivityResult(status, relation, bound, claim, extra.get("tight", False), extra.get("witness"),
-                                 extra.get("counterexample"), reason, how, queries, extra.get("bounded_size"), hypotheses=hyps)
+                                 extra.get("counterexample"), reason, how, queries, extra.get("bounded_size"), hypotheses=hyps,
+                                 tight_at=extra.get("tight_at", ()))
 
     if run.counterexample is not None:
         c = run.counterexample
@@ -457,13 +469,17 @@ def _prove(
     elif finite:
         assert bound is not None
         if claim is None or (comparison is not None and comparison.holds):
+            tight_at = run.sizes_attaining(bound)
             note = "tight: a witness attains it" if tight else "not shown tight: no searched pair attains it"
+            if tight and bound.free_symbols | bound.atoms(sympy.Piecewise):
+                note += f" at n = {', '.join(map(str, tight_at))}"
             looser = ""
             if claim is not None and not at_least(bound, claim, start=claim_start).holds:
                 looser = f"; the claim {claim} is looser than the proved {bound}"
             how = "joint z3 bound" if method == "joint" else "lifted bound"
             every = "every n >= 0" if claim_start == 0 or (claim is None and start == 0) else "every n"
-            return result(Status.PROVED, f"{how} {bound} holds for {every} ({note}){looser}{scope}", method, tight=tight, witness=witness)
+            return result(Status.PROVED, f"{how} {bound} holds for {every} ({note}){looser}{scope}", method, tight=tight, witness=witness,
+                          tight_at=tight_at)
         assert comparison is not None
         if comparison.holds is None:
             reason = f"could not decide whether the claim {claim} is at least the proved bound {bound} for every n"

@@ -9,7 +9,7 @@ disagreement is :class:`InternalInconsistency` (exit 4 at the command line).
 
 import typing as _typing
 
-from expmech.spec._exports import lazy_exports as _lazy_exports
+from expmech.spec.internal import lazy_exports as _lazy_exports
 
 _EXPORTS = {
     "._check": ("DEFAULT_MAX_EVALUATIONS", "InternalInconsistency", "SmallModelBudget", "SmallModelReport", "small_model_check"),

@@ -57,7 +57,7 @@ from expmech.spec import (
     measure_from_json,
     rational_from_text,
 )
-from expmech.spec._serial import expression_from_json
+from expmech.spec.internal import expression_from_json
 
 from ._exact import Undefined, evaluate, evaluate_at, parse_bound
 from ._truthful import check_truthfulness_claim, truthfulness_work
