@@ -72,8 +72,8 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise _ParserError(f"{self.prog}: {message} (see {self.prog} --help)")
 
-    def parse_known_args(self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
-        parsed, extras = super().parse_known_args(args, namespace)
+    def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:  # argparse's own overloads, unchanged
+        parsed, extras = super().parse_known_args(*args, **kwargs)
         if extras and self.prog != "expmech":
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed, extras
