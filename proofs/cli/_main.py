@@ -161,7 +161,7 @@ def _check(args: argparse.Namespace) -> int:
             options["trusted_keys"] = [load_trusted_key(path) for path in args.trusted_key]
         validate_max_epsilon(args.max_epsilon)
     except ExpMechError as error:
-        print(f"expmech check: {error}", file=sys.stderr)
+        print(f"expmech check: {_as_flag(error)}", file=sys.stderr)
         return EXIT_USAGE
     labels = {
         CheckOutcome.CERTIFIES_DP: "OK",
@@ -178,8 +178,13 @@ def _check(args: argparse.Namespace) -> int:
             print(f"REFUSED  {item}: {error}")
             codes.append(EXIT_USAGE)
             continue
-        print(f"{labels[report.outcome]:8} {item}: {report.summary} (exit {report.exit_code})")
-        for note in report.notes:
+        label, summary = labels[report.outcome], report.summary
+        if report.above_max_epsilon is not None:  # valid, and certifies an ε: only not within the flag's bound
+            label, summary = "ABOVE", report.notes[0].replace("max_epsilon = ", "--max-epsilon ") + f" (status {report.status})"
+        if summary.lower().startswith(f"{label.lower()}: "):  # the label says it once
+            summary = summary[len(label) + 2 :]
+        print(f"{label:8} {item}: {summary} (exit {report.exit_code})")
+        for note in report.notes[1:] if report.above_max_epsilon is not None else report.notes:
             if note.removeprefix(f"{report.outcome.value}: ") not in report.summary:  # the summary already says it
                 print(f"         note: {note}")
         codes.append(report.exit_code)
@@ -187,6 +192,15 @@ def _check(args: argparse.Namespace) -> int:
         if code in codes:
             return code
     return EXIT_VERIFIED
+
+
+def _as_flag(error: ExpMechError) -> str:
+    """The message of ``error`` with its parameter written as the flag that set it (``max_epsilon=`` -> ``--max-epsilon=``)."""
+    parameter = getattr(error, "parameter", None)
+    text = str(error)
+    if isinstance(parameter, str) and parameter.isidentifier() and text.startswith(f"{parameter}="):
+        return f"--{parameter.replace('_', '-')}=" + text[len(parameter) + 1 :]
+    return text
 
 
 def _spec(args: argparse.Namespace) -> int:
@@ -230,7 +244,7 @@ def _parser() -> argparse.ArgumentParser:
         "check",
         help="re-derive every claim of certificates independently",
         description="Exit 0: valid, certifies ε-DP (ε <= --max-epsilon); 1: forged, tampered or inconsistent; "
-        "2: usage error or refused by a limit; 3: valid but certifies no ε-DP; 4: could not be re-derived here.",
+        "2: usage error or refused by a limit; 3: valid but certifies no ε-DP, or an ε above --max-epsilon; 4: could not be re-derived here.",
     )
     check.add_argument("certificates", nargs="+", metavar="CERT", help="certificate files (.cert.json) written by expmech certify, synth or account")
     check.add_argument("--max-epsilon", dest="max_epsilon", default=None, help="exit 0 only if the certified ε is <= this (p/q, or an expression in n; default: any ε)")
