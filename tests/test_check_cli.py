@@ -29,7 +29,7 @@ def files(tmp_path_factory):
     [
         (["valid"], [], 0, "OK       "),
         (["valid"], ["--max-epsilon", "1"], 0, "ε = 1"),
-        (["valid"], ["--max-epsilon", "1/2"], 3, "not <= max_epsilon"),
+        (["valid"], ["--max-epsilon", "1/2"], 3, "ABOVE    "),
         (["refuted"], [], 3, "certifies no ε-DP"),
         (["unknown"], [], 3, "certifies no ε-DP"),
         (["forged"], [], 1, "claim sensitivity: bound: recorded '1/2', re-derived '1'"),
@@ -37,7 +37,7 @@ def files(tmp_path_factory):
         (["valid", "refuted"], [], 3, "NO-DP"),
         (["valid", "forged", "hostile", "refuted"], [], 1, "INVALID"),
         (["valid", "hostile"], [], 2, "REFUSED"),
-        (["valid"], ["--max-epsilon", "one"], 2, "max_epsilon"),
+        (["valid"], ["--max-epsilon", "one"], 2, "--max-epsilon='one'"),
         (["valid"], ["--max-bytes", "100"], 2, "max_bytes=100"),
         (["valid"], ["--limit", "max_outputs=10"], 2, "expmech check --limit max_outputs=…"),
         (["valid"], ["--limit", "max_outputs=16", "--limit", "max-expression-nodes=1_000"], 0, "OK       "),
@@ -82,6 +82,7 @@ def test_a_certificate_of_no_epsilon_says_why_once(files, name, options, capsys)
     """Exit 3 with one line: the outcome, the status and the reason — not the reason again as a note."""
     assert main(["check", str(files[name]), *options]) == 3
     lines = capsys.readouterr().out.splitlines()
-    reason = "not <= max_epsilon" if options else "no ε-DP claim: the sensitivity is"
-    assert lines[0].startswith("NO-DP") and lines[0].count("valid, but") == 1 and reason in lines[0], lines
+    reason = "certifies ε = 1, above --max-epsilon 1/2" if options else "no ε-DP claim: the sensitivity is"
+    label = "ABOVE" if options else "NO-DP"
+    assert lines[0].startswith(label) and lines[0].count("valid, but") == int(not options) and reason in lines[0], lines
     assert not any(reason in line for line in lines[1:]), lines  # other notes (e.g. no cvc5) may follow

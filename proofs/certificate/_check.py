@@ -165,8 +165,9 @@ def parse_max_epsilon(value: Any) -> sympy.Expr | None:
 
     try:
         return parse_claim(value)
-    except ExpMechError as error:
-        raise InvalidArgument(f"max_epsilon={describe(value)} is not a rational >= 0 or an expression in n: {error}", parameter="max_epsilon", value=value) from None
+    except ExpMechError as error:  # the claim parser's message, said of max_epsilon (its own name, claimed=, never leaks)
+        reason = str(error).removeprefix(f"claimed={describe(value)} ").replace("claimed=", "")
+        raise InvalidArgument(f"max_epsilon={describe(value)} {reason}", parameter="max_epsilon", value=value) from None
 
 
 def _load(run: _Check, source: Any) -> Any:

@@ -400,7 +400,10 @@ def _verdict(run: _Check, predicate: dict[str, Any], derivation: Derivation, bou
     assert derivation.epsilon is not None
     if bound is not None and not _within(derivation.epsilon, bound):
         run.outcome = CheckOutcome.NO_DP_CLAIM
-        run.notes.insert(0, f"its ε = {predicate['epsilon']} is not <= max_epsilon = {bound} for every n")
+        run.above_max_epsilon = str(bound)
+        symbolic = bool(derivation.epsilon.free_symbols or bound.free_symbols)
+        relation = f"not proved <= max_epsilon = {bound} for every n" if symbolic else f"above max_epsilon = {bound}"
+        run.notes.insert(0, f"certifies ε = {predicate['epsilon']}, {relation}")
         run.checks.append(("max ε", True, f"ε = {predicate['epsilon']} is above max_epsilon = {bound}"))
         return
     run.outcome = CheckOutcome.CERTIFIES_DP

@@ -48,6 +48,9 @@ class CheckReport:
     first failure; ``failed`` names it (``"claim sensitivity"``, ``"digest"``, …)
     and ``problems`` holds its message.  ``notes`` are worth knowing but are
     not failures (cvc5 missing, another z3 version, a changed implementation).
+    ``above_max_epsilon`` is the ``max_epsilon`` (as text) that a valid
+    certificate of ε-DP was held to and not proved within; the outcome is then
+    ``NO_DP_CLAIM`` (exit 3) although the certificate does certify its ε.
     """
 
     ok: bool
@@ -58,6 +61,7 @@ class CheckReport:
     notes: tuple[str, ...] = field(default=())
     outcome: CheckOutcome = CheckOutcome.INVALID
     failed: str | None = None
+    above_max_epsilon: str | None = None
 
     @property
     def exit_code(self) -> int:
@@ -76,6 +80,8 @@ class CheckReport:
             return f"{self.outcome.value} — {self.problems[0] if self.problems else self.failed}"
         if self.outcome is CheckOutcome.CERTIFIES_DP:
             return f"{self.outcome.value}: ε = {self.epsilon} (status {self.status}), every claim re-derived"
+        if self.above_max_epsilon is not None:
+            return f"valid (status {self.status}): {self.notes[0]}"
         reason = self.notes[0].removeprefix(f"{self.outcome.value}: ") if self.notes else "no ε-DP claim"
         return f"{self.outcome.value} (status {self.status}): {reason}"
 
@@ -115,6 +121,7 @@ class _Check:
         self.failed: str | None = None
         self.status: str | None = None
         self.epsilon: str | None = None
+        self.above_max_epsilon: str | None = None
         self.z3_runs: dict[tuple[str, int, int], SolverRun] = cache.z3_runs if cache is not None else {}
 
     def passed(self, name: str, detail: str = "") -> None:
@@ -129,4 +136,7 @@ class _Check:
     def report(self) -> CheckReport:
         problems = tuple(f"{name}: {detail}" if detail else name for name, passed, detail in self.checks if not passed)
         ok = self.failed is None and self.outcome in (CheckOutcome.CERTIFIES_DP, CheckOutcome.NO_DP_CLAIM)
-        return CheckReport(ok, self.status, self.epsilon if ok else None, tuple(self.checks), problems, tuple(self.notes), self.outcome, self.failed)
+        return CheckReport(
+            ok, self.status, self.epsilon if ok else None, tuple(self.checks), problems, tuple(self.notes), self.outcome, self.failed,
+            self.above_max_epsilon if ok else None,
+        )

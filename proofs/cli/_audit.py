@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from expmech.spec import ExpMechError
 
+from ._argtypes import bounded_int
+
 if TYPE_CHECKING:  # the audit room (numpy, scipy) and the target loader are imported when the command runs
     from ..audit import AuditCase, AuditResult
 
@@ -66,13 +68,13 @@ def add_audit_parser(commands: Any) -> None:
     """Register the ``audit`` subcommand on an argparse subparsers object."""
     audit = commands.add_parser("audit", help="test samplers against the exact law they claim to sample")
     audit.add_argument("targets", nargs="+", help="module:attr naming an AuditCase, a list of them, or a callable returning them")
-    audit.add_argument("--alpha", default="1/100", help="false-alarm rate α as p/q (default 1/100)")
-    audit.add_argument("--max-draws", dest="max_draws", type=int, default=10_000, help="draws at most per sampler")
-    audit.add_argument("--privacy-draws", dest="privacy_draws", type=int, default=2_000, help="draws per dataset for the privacy bound")
-    audit.add_argument("--power-replicates", dest="power_replicates", type=int, default=200, help="simulated runs per named alternative (0: skip)")
+    audit.add_argument("--alpha", default="1/100", help="false-alarm rate α as p/q")
+    audit.add_argument("--max-draws", dest="max_draws", type=bounded_int(1), default=10_000, help="draws at most per sampler")
+    audit.add_argument("--privacy-draws", dest="privacy_draws", type=bounded_int(1), default=2_000, help="draws per dataset for the privacy bound")
+    audit.add_argument("--power-replicates", dest="power_replicates", type=bounded_int(0), default=200, help="simulated runs per named alternative (0: skip)")
     audit.add_argument("--seed", type=int, default=0, help="seed of the power simulation")
-    audit.add_argument("--format", choices=("text", "json", "html"), default="text")
-    audit.add_argument("-o", "--output", default=None, help="write the report to this file instead of stdout")
+    audit.add_argument("--format", choices=("text", "json", "html"), default="text", help="format of the report")
+    audit.add_argument("-o", "--output", default=None, help="write the report to this file (default: stdout)")
 
 
 def _exit_code(results: list[AuditResult]) -> int:

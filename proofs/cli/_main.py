@@ -9,12 +9,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from expmech.spec import ExpMechError, InvalidArgument, PrecisionExhausted
 
+from ._argtypes import Z3_LIMIT, bounded_int
 from ._progress import Progress
 from ._synth_cost import DEFAULT_BUDGET
 
@@ -33,26 +34,6 @@ def _version() -> str:
         return "unknown"
 
 
-Z3_LIMIT = 2**32 - 1  # z3 reads rlimit and timeout as unsigned 32-bit integers
-
-
-def _bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
-    """An argparse type: an integer in [low, high], refused with its value otherwise."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or value < low or (high is not None and value > high):
-            span = f"an integer in [{low}, {high}]" if high is not None else f"an integer >= {low}"
-            raise argparse.ArgumentTypeError(f"{text!r} must be {span}")
-        return value
-
-    parse.__name__ = "integer"
-    return parse
-
-
 class _Version(argparse.Action):
     """``--version``: the installed version, looked up only when asked for."""
 
@@ -68,11 +49,34 @@ class _ParserError(Exception):
     """argparse refused the command line; the message is one line naming the option and its value."""
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Help that shows every default: ``(default: X)`` is appended unless the help text already states its default."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "default" in text or any(action.default is nothing for nothing in (None, False, argparse.SUPPRESS)) or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line (``expmech verify: argument --rlimit: '0' must be …``), exit code 2."""
+    """An ArgumentParser whose errors are one line (``expmech verify: argument --rlimit: '0' must be …``), exit code 2.
+
+    A subcommand's parser refuses its own unrecognised arguments, so the message names the subcommand and its
+    ``--help`` (argparse would pass them up and let the top-level ``expmech`` parser report them)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise _ParserError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+    def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:  # argparse's own overloads, unchanged
+        parsed, extras = super().parse_known_args(*args, **kwargs)
+        if extras and self.prog != "expmech":
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
 
 
 def _prover_options(args: argparse.Namespace, configured: dict[str, int] | None = None) -> dict[str, Any]:
@@ -157,7 +161,7 @@ def _check(args: argparse.Namespace) -> int:
             options["trusted_keys"] = [load_trusted_key(path) for path in args.trusted_key]
         validate_max_epsilon(args.max_epsilon)
     except ExpMechError as error:
-        print(f"expmech check: {error}", file=sys.stderr)
+        print(f"expmech check: {_as_flag(error)}", file=sys.stderr)
         return EXIT_USAGE
     labels = {
         CheckOutcome.CERTIFIES_DP: "OK",
@@ -174,8 +178,13 @@ def _check(args: argparse.Namespace) -> int:
             print(f"REFUSED  {item}: {error}")
             codes.append(EXIT_USAGE)
             continue
-        print(f"{labels[report.outcome]:8} {item}: {report.summary} (exit {report.exit_code})")
-        for note in report.notes:
+        label, summary = labels[report.outcome], report.summary
+        if report.above_max_epsilon is not None:  # valid, and certifies an ε: only not within the flag's bound
+            label, summary = "ABOVE", report.notes[0].replace("max_epsilon = ", "--max-epsilon ") + f" (status {report.status})"
+        if summary.lower().startswith(f"{label.lower()}: "):  # the label says it once
+            summary = summary[len(label) + 2 :]
+        print(f"{label:8} {item}: {summary} (exit {report.exit_code})")
+        for note in report.notes[1:] if report.above_max_epsilon is not None else report.notes:
             if note.removeprefix(f"{report.outcome.value}: ") not in report.summary:  # the summary already says it
                 print(f"         note: {note}")
         codes.append(report.exit_code)
@@ -183,6 +192,15 @@ def _check(args: argparse.Namespace) -> int:
         if code in codes:
             return code
     return EXIT_VERIFIED
+
+
+def _as_flag(error: ExpMechError) -> str:
+    """The message of ``error`` with its parameter written as the flag that set it (``max_epsilon=`` -> ``--max-epsilon=``)."""
+    parameter = getattr(error, "parameter", None)
+    text = str(error)
+    if isinstance(parameter, str) and parameter.isidentifier() and text.startswith(f"{parameter}="):
+        return f"--{parameter.replace('_', '-')}=" + text[len(parameter) + 1 :]
+    return text
 
 
 def _spec(args: argparse.Namespace) -> int:
@@ -213,51 +231,52 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True)
     verify = commands.add_parser("verify", help="verify mechanisms (default: the [tool.expmech] table of the nearest pyproject.toml)")
-    verify.add_argument("targets", nargs="*", help="module:attr or a pyproject.toml with [tool.expmech]")
-    verify.add_argument("--format", choices=("text", "json", "sarif", "junit"), default="text")
+    verify.add_argument("targets", nargs="*", help="module:attr or a pyproject.toml with [tool.expmech] (default: the nearest pyproject.toml)")
+    verify.add_argument("--format", choices=("text", "json", "sarif", "junit"), default="text", help="output on stdout: text for people, json, SARIF 2.1.0 for code scanning, JUnit XML for CI test reports")
     certify = commands.add_parser("certify", help="write certificates and reports for a target")
     certify.add_argument("target", help="module:attr or a pyproject.toml with [tool.expmech]")
     certify.add_argument("-o", "--output", required=True, help="directory for the certificates and reports")
-    certify.add_argument("--sign-key", dest="sign_key", default=None, help="sign each certificate (DSSE, Ed25519) with this PEM private key")
+    certify.add_argument("--sign-key", dest="sign_key", default=None, help="sign each certificate (DSSE, Ed25519) with this PEM private key (default: unsigned)")
     for sub in (verify, certify):
-        sub.add_argument("--rlimit", type=_bounded_int(1, Z3_LIMIT), default=None, help="z3 resource limit per query (deterministic)")
-        sub.add_argument("--timeout-ms", dest="timeout_ms", type=_bounded_int(1, Z3_LIMIT), default=None, help="z3 wall-clock safety net per query")
+        sub.add_argument("--rlimit", type=bounded_int(1, Z3_LIMIT), default=None, help="z3 resource limit per query, deterministic (default: rlimit of [tool.expmech], else 5000000)")
+        sub.add_argument("--timeout-ms", dest="timeout_ms", type=bounded_int(1, Z3_LIMIT), default=None, help="z3 wall-clock safety net per query, in milliseconds (default: timeout-ms of [tool.expmech], else 20000)")
     check = commands.add_parser(
         "check",
         help="re-derive every claim of certificates independently",
         description="Exit 0: valid, certifies ε-DP (ε <= --max-epsilon); 1: forged, tampered or inconsistent; "
-        "2: usage error or refused by a limit; 3: valid but certifies no ε-DP; 4: could not be re-derived here.",
+        "2: usage error or refused by a limit; 3: valid but certifies no ε-DP, or an ε above --max-epsilon; 4: could not be re-derived here.",
     )
-    check.add_argument("certificates", nargs="+")
-    check.add_argument("--max-epsilon", dest="max_epsilon", default=None, help="exit 0 only if the certified ε is <= this (p/q, or an expression in n)")
-    check.add_argument("--trusted-key", dest="trusted_key", action="append", default=None, help="Ed25519 PEM public key; repeatable. Only certificates signed by one of them are valid")
-    check.add_argument("--max-bytes", dest="max_bytes", type=_bounded_int(1), default=None, help="refuse certificates larger than this (default 1 MiB)")
+    check.add_argument("certificates", nargs="+", metavar="CERT", help="certificate files (.cert.json) written by expmech certify, synth or account")
+    check.add_argument("--max-epsilon", dest="max_epsilon", default=None, help="exit 0 only if the certified ε is <= this (p/q, or an expression in n; default: any ε)")
+    check.add_argument("--trusted-key", dest="trusted_key", action="append", default=None, help="Ed25519 PEM public key; repeatable. Only certificates signed by one of them are valid (default: signatures not required)")
+    check.add_argument("--max-bytes", dest="max_bytes", type=bounded_int(1), default=None, help="refuse certificates larger than this (default 1 MiB)")
     check.add_argument(
         "--limit",
         action="append",
         metavar="NAME=VALUE",
-        help="raise (or lower) one input limit, e.g. max_outputs=1000000 for a large certificate you trust; repeatable (see README)",
+        help="raise (or lower) one input limit, e.g. max_outputs=1000000 for a large certificate you trust; repeatable "
+        "(default: the limits listed in the documentation's limits reference)",
     )
     spec = commands.add_parser("spec", help="list every statement of the source with its status")
-    spec.add_argument("--format", choices=("text", "json"), default="text")
-    spec.add_argument("--instances", type=_bounded_int(1, 10**6), default=200, help="random instances per statement")
-    spec.add_argument("--attempts", type=_bounded_int(1, 10**7), default=2000, help="draws per dropped-hypothesis search")
-    spec.add_argument("--seed", type=int, default=0)
+    spec.add_argument("--format", choices=("text", "json"), default="text", help="output on stdout")
+    spec.add_argument("--instances", type=bounded_int(1, 10**6), default=200, help="random instances per statement")
+    spec.add_argument("--attempts", type=bounded_int(1, 10**7), default=2000, help="draws per dropped-hypothesis search")
+    spec.add_argument("--seed", type=int, default=0, help="seed of the random instances, for a reproducible run")
     synth = commands.add_parser("synth", help="release a synthetic dataset for a CSV of bit records (Blum–Ligett–Roth)")
     synth.add_argument("input", help="CSV of 0/1 records, one per line (UTF-8)")
     synth.add_argument("--header", action="store_true", help="the first row is a header (a non-numeric first row is detected as one anyway, and said so)")
-    synth.add_argument("--k", type=_bounded_int(1), default=None, help="bits per record (default: the CSV's width; must match it)")
-    synth.add_argument("--m", type=_bounded_int(1), required=True, help="records in the synthetic dataset")
-    synth.add_argument("--epsilon", default="1", help="target ε > 0, as p/q or a decimal (default 1)")
+    synth.add_argument("--k", type=bounded_int(1), default=None, help="bits per record (default: the CSV's width; must match it)")
+    synth.add_argument("--m", type=bounded_int(1), required=True, help="records in the synthetic dataset")
+    synth.add_argument("--epsilon", default="1", help="target ε > 0, as p/q or a decimal")
     synth.add_argument("--alpha", default="1/2", help="usefulness α in (0, 1), as p/q")
     synth.add_argument("--delta", default="1/10", help="usefulness δ in (0, 1), as p/q")
-    synth.add_argument("--queries", choices=("halfspaces", "conjunctions"), default="halfspaces")
+    synth.add_argument("--queries", choices=("halfspaces", "conjunctions"), default="halfspaces", help="the query class the release must be useful for")
     synth.add_argument("--seed", type=int, default=None, help="a seed for a reproducible release (default: secrets.SystemRandom)")
-    synth.add_argument("--certificate", default=None, help="prove GS_q <= 1/n and write the certificate to this path")
-    synth.add_argument("--pairs", type=_bounded_int(0, 10**4), default=3, help="conformance pairs in the certificate")
-    synth.add_argument("--search-budget", dest="search_budget", type=_bounded_int(1), default=20_000, help="exact evaluations for the certificate's witness search")
-    synth.add_argument("--plot", default=None, help="write a plot (.png, .svg or .pdf) of Pr[error >= α] on prefixes of the data against the source's bound")
-    synth.add_argument("--budget", type=_bounded_int(1), default=DEFAULT_BUDGET, help=f"refuse a run whose estimated cost exceeds this many query evaluations (default {DEFAULT_BUDGET:,})")
+    synth.add_argument("--certificate", default=None, help="prove GS_q <= 1/n and write the certificate to this path (default: no certificate)")
+    synth.add_argument("--pairs", type=bounded_int(0, 10**4), default=3, help="conformance pairs in the certificate")
+    synth.add_argument("--search-budget", dest="search_budget", type=bounded_int(1), default=20_000, help="exact evaluations for the certificate's witness search")
+    synth.add_argument("--plot", default=None, help="write a plot (.png, .svg or .pdf) of Pr[error >= α] on prefixes of the data against the source's bound (default: no plot)")
+    synth.add_argument("--budget", type=bounded_int(1), default=DEFAULT_BUDGET, help=f"refuse a run whose estimated cost exceeds this many query evaluations (default {DEFAULT_BUDGET:,})")
     from ._audit import add_audit_parser
 
     add_audit_parser(commands)

@@ -30,7 +30,7 @@ from typing import Any
 
 import sympy
 
-from expmech.spec import LogLikelihood, Neighbours, QualityFunction
+from expmech.spec import ExpMechError, LogLikelihood, Neighbours, QualityFunction
 
 from ._config import Config, ConfigEntry, find_pyproject, read_config, schema
 from ._values import UsageError, parse_claim, parse_epsilon, parse_neighbours, shown
@@ -105,6 +105,26 @@ def root_on_path(root: Path) -> Iterator[None]:
             sys.path.remove(entry)
 
 
+def _import_failure(module_name: str, error: BaseException) -> str:
+    """What went wrong when importing ``module_name`` raised ``error``, in the words a user can act on: the module
+    was not found; it was found but expmech's quality-function language refused a quality built in it; or it ran and
+    raised."""
+    if isinstance(error, ModuleNotFoundError) and error.name is not None and (module_name + ".").startswith(error.name + "."):
+        return f"cannot import {module_name!r}"
+    if isinstance(error, ExpMechError):
+        modules, tb = set(), error.__traceback__
+        while tb is not None:
+            modules.add(tb.tb_frame.f_globals.get("__name__", ""))
+            tb = tb.tb_next
+        if modules & _LANGUAGE_MODULES:
+            return f"{module_name!r} imports, but a quality it builds is outside the quality-function language"
+        return f"{module_name!r} imports, but expmech refused a value it builds"
+    return f"{module_name!r} was found, but importing it raised"
+
+
+_LANGUAGE_MODULES = {"expmech.spec._quality", "expmech.spec._language", "expmech.spec._serial"}  # the language's checks
+
+
 def _import(reference: str, where: str, name: str) -> tuple[Any, Any]:
     """The object ``module:attr`` names, and its module; any failure is a usage error naming the reference."""
     module_name, _, attr = reference.partition(":")
@@ -115,7 +135,7 @@ def _import(reference: str, where: str, name: str) -> tuple[Any, Any]:
     except (Exception, SystemExit) as error:  # noqa: BLE001 - the user's module failed to import: a usage error
         detail = str(error).splitlines()[0] if str(error) else ""
         raise UsageError(
-            f"{where}: {name}={shown(reference)}: cannot import {module_name!r}: {type(error).__name__}: {detail}",
+            f"{where}: {name}={shown(reference)}: {_import_failure(module_name, error)}: {type(error).__name__}: {detail}",
             parameter=name,
             value=reference,
         ) from None
