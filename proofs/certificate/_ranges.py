@@ -25,6 +25,7 @@ from expmech.impl._ranges import is_range, resolve_range
 from expmech.spec import (
     DATASET_SIZE,
     ExpMechError,
+    SMALL_DOMAIN,
     IntRange,
     InvalidArgument,
     QualityFunction,
@@ -43,8 +44,19 @@ __all__ = ["is_ranged", "normaliser_claim", "range_from_json", "range_series"]
 
 
 def is_ranged(quality: QualityFunction, outputs: Any) -> bool:
-    """Whether a certificate for ``quality`` over ``outputs`` is for a range rather than a list of outputs."""
-    return is_range(outputs) or (outputs is None and not quality.output_space.is_finite)
+    """Whether a certificate for ``quality`` over ``outputs`` is for a range rather than a list of outputs.
+
+    A range when ``outputs`` is one, or when it is None and the output space is infinite or one
+    integer variable of more than :data:`~expmech.spec.SMALL_DOMAIN` values (recorded as its ends, never listed).
+    """
+    if is_range(outputs):
+        return True
+    if outputs is not None:
+        return False
+    space = quality.output_space
+    domains = [domain for _, _, domain in space.items()]
+    large_integers = len(domains) == 1 and isinstance(domains[0], IntRange) and (space.size or 0) > SMALL_DOMAIN
+    return not space.is_finite or large_integers
 
 
 def range_from_json(data: Any) -> RationalRange | IntRange:
