@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from expmech.spec import InvalidArgument
+
+from ._cost import DEFAULT_BUDGET_MB, effective_budget, estimate_work
 from expmech.spec._errors import describe
 
 __all__ = [
@@ -79,6 +81,7 @@ class CertificateLimits:
     max_search_budget: int = 10**7
     max_pairs: int = 10_000
     max_beta: int = 1_000
+    max_memory_mb: int = DEFAULT_BUDGET_MB  # the re-derivation's estimated peak memory (._cost), also under RLIMIT_AS
 
     def __post_init__(self) -> None:
         for item in fields(self):
@@ -343,6 +346,22 @@ def _member(value: Any, *keys: Any) -> Any:
     return value
 
 
+def _work(predicate: dict[str, Any], quality: dict[str, Any], mechanism_range: Any, options: dict[str, Any], limits: CertificateLimits) -> None:
+    """Refuse a re-derivation whose estimated peak memory (:mod:`._cost`) exceeds ``max_memory_mb`` or the address space left."""
+    outputs = mechanism_range.get("outputs") if isinstance(mechanism_range, dict) else None
+    variables = quality.get("outputs")
+    pairs = options.get("pairs")
+    estimate = estimate_work(
+        listed_outputs=len(outputs) if isinstance(outputs, list) else 0,
+        variables=len(variables) if isinstance(variables, list) else 1,
+        pairs=pairs if isinstance(pairs, int) and not isinstance(pairs, bool) and pairs >= 0 else 0,
+    )
+    limit, source = effective_budget(limits.max_memory_mb)
+    if estimate.memory_mb > limit:
+        message = f"the estimated work of re-deriving it ({estimate.text()}) exceeds {source} (max_memory_mb; expmech check --budget MB)"
+        raise _refuse("max_memory_mb", message, estimate.memory_mb)
+
+
 def check_content_limits(statement: Any, limits: CertificateLimits) -> None:
     """The content limits of a statement of any shape (run before the schema); raise :class:`CertificateRefused` naming the first exceeded."""
     predicate = _member(statement, "predicate")
@@ -371,6 +390,7 @@ def check_content_limits(statement: Any, limits: CertificateLimits) -> None:
         items = mechanism_range.get(key) if isinstance(mechanism_range, dict) else None
         if isinstance(items, list) and len(items) > limits.max_outputs:
             raise _refuse("max_outputs", f"mechanism.range.{key} has {len(items)} entries, more than max_outputs={limits.max_outputs}", len(items))
+    _work(predicate, quality, mechanism_range, options, limits)
     stack: list[tuple[Any, str]] = [(predicate, "predicate")]
     while stack:
         value, where = stack.pop()
