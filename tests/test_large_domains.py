@@ -200,3 +200,19 @@ def test_no_large_configuration_runs_out_of_memory(fields: list[int], outputs: l
         _assert_clean(certified)
         if (project / "out" / "big.cert.json").exists():
             _assert_clean(_run(["check", "out/big.cert.json"], project))
+
+
+def test_report_series_of_many_outputs_matches_the_exact_one() -> None:
+    """Past 64 outputs the report's floats come from one vectorised pass; they equal the exact values to 1e-9."""
+    from expmech.impl import ExponentialMechanism
+    from expmech.proofs.certificate._report_plot import witness_series
+
+    certificate = certify(median(99), epsilon=Fraction(1, 2), neighbours="replace-one", claimed=1, pairs=0)
+    series = witness_series(certificate, epsilon_label=None, epsilon_at_n=None)
+    witness = certificate.statement["predicate"]["claims"][0]["witness"]
+    mech = ExponentialMechanism(median(99), epsilon=Fraction(1, 2), outputs=list(range(100)))
+    p1, p2 = mech.distribution(witness["dataset1"]), mech.distribution(witness["dataset2"])
+    assert series is not None and len(series.loss) == 100
+    for r in range(100):
+        exact = abs(float(p1.probability(r).log()) - float(p2.probability(r).log()))
+        assert abs(series.loss[r] - exact) < 1e-9 and abs(series.p1[r] - float(p1.probability(r))) < 1e-12
