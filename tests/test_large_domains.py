@@ -25,8 +25,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expmech.proofs import Status, check_certificate, prove_sensitivity
-from expmech.proofs.certificate._build import certify
+from expmech.proofs import Status, certify, check_certificate, prove_sensitivity
 from expmech.proofs.prover._encoding import _inside, interesting_codes
 from expmech.spec import LARGEST_LISTED, BudgetExceeded, IntRange, OutputSpace, QualityFunction, RecordSchema, count, size
 
