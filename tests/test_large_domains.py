@@ -215,3 +215,14 @@ def test_report_series_of_many_outputs_matches_the_exact_one() -> None:
     for r in range(100):
         exact = abs(float(p1.probability(r).log()) - float(p2.probability(r).log()))
         assert abs(series.loss[r] - exact) < 1e-9 and abs(series.p1[r] - float(p1.probability(r))) < 1e-12
+
+
+def test_a_generous_search_budget_never_lists_past_the_limit() -> None:
+    """With search_budget far above LARGEST_LISTED the exhaustive search is skipped, not refused (z3 starved: UNKNOWN, no error)."""
+    from expmech.spec import Booleans
+
+    schema, outputs = RecordSchema(b=Booleans()), OutputSpace(r=IntRange(0, 3 * LARGEST_LISTED))
+    quality = QualityFunction(-sympy.Abs(count(schema["b"] > 0) - outputs["r"]), schema=schema, outputs=outputs)
+    assert prove_sensitivity(quality, neighbours="replace-one", search_budget=10**8).status is Status.PROVED
+    starved = prove_sensitivity(quality, neighbours="replace-one", search_budget=10**8, rlimit=1)  # nothing proved: the exhaustive step runs
+    assert starved.status is not Status.PROVED

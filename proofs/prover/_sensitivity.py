@@ -38,7 +38,7 @@ from typing import Any
 
 import sympy
 
-from expmech.spec import DATASET_SIZE, InvalidArgument, InvalidType, Neighbours, QualityError, QualityFunction
+from expmech.spec import DATASET_SIZE, LARGEST_LISTED, InvalidArgument, InvalidType, Neighbours, QualityError, QualityFunction
 from expmech.spec._errors import describe, readable
 
 from .._display import sensitivity_text, witness_text
@@ -549,7 +549,7 @@ def _exhaustive(
         if not quality.output_space.is_finite:
             return None
         total = quality.output_space.size
-        if total is None or total > budget:
+        if total is None or total > min(budget, LARGEST_LISTED):
             return None
         output_codes: Sequence[Codes] = [quality.output_space.encode(r) for r in quality.outputs()]
     else:
