@@ -9,8 +9,8 @@ import typing as _typing
 from ._exports import lazy_exports as _lazy_exports
 
 _EXPORTS = {
-    "._domains": ("Booleans", "Categories", "Domain", "Grid", "IntRange", "RationalRange"),
-    "._errors": ("DivergentNormaliser", "ExpMechError", "InvalidArgument", "InvalidType", "PrecisionExhausted", "QualityError"),
+    "._domains": ("LARGEST_LISTED", "SMALL_DOMAIN", "Booleans", "Categories", "Domain", "Grid", "IntRange", "RationalRange"),
+    "._errors": ("BudgetExceeded", "DivergentNormaliser", "ExpMechError", "InvalidArgument", "InvalidType", "PrecisionExhausted", "QualityError"),
     "._identities": ("IDENTITIES",),
     "._language": ("DATASET_SIZE", "Count", "Mean", "OutputSpace", "RecordSchema", "Size", "Total", "count", "max_over", "mean", "min_over", "size", "total"),
     "._likelihood": ("BetaPrior", "LogLikelihood", "likelihood_from_json", "likelihood_to_json"),
@@ -24,8 +24,9 @@ _EXPORTS = {
 }
 
 if _typing.TYPE_CHECKING:
-    from ._domains import Booleans, Categories, Domain, Grid, IntRange, RationalRange
+    from ._domains import LARGEST_LISTED, SMALL_DOMAIN, Booleans, Categories, Domain, Grid, IntRange, RationalRange
     from ._errors import (
+        BudgetExceeded,
         DivergentNormaliser,
         ExpMechError,
         InvalidArgument,
@@ -70,7 +71,10 @@ else:
     __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
+    "LARGEST_LISTED",
+    "SMALL_DOMAIN",
     "BetaPrior",
+    "BudgetExceeded",
     "DATASET_SIZE",
     "IDENTITIES",
     "STATEMENTS",

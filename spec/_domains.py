@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ._errors import InvalidArgument, InvalidType, describe
+from ._errors import BudgetExceeded, InvalidArgument, InvalidType, describe
 from ._validate import as_rational
 
 __all__ = [
+    "LARGEST_LISTED",
+    "SMALL_DOMAIN",
     "Booleans",
     "Categories",
     "Domain",
@@ -26,6 +28,27 @@ __all__ = [
 ]
 
 Code = int | Fraction
+
+#: A finite domain (or product of domains) of at most this many values is *small*: the prover may try
+#: every value, and a certificate lists a small output space value by value.  A larger one is symbolic:
+#: the prover tries a few interesting values (ends, values near the expression's constants, seeded
+#: random ones) and z3 covers the rest; a single integer output variable goes through the countable range path.
+SMALL_DOMAIN = 4096
+#: No domain or product of domains with more values than this is ever listed: :meth:`Domain.codes`,
+#: :meth:`Domain.values` and ``OutputSpace.outputs()`` raise :class:`BudgetExceeded` before allocating.
+LARGEST_LISTED = 10**6
+
+
+def refuse_listing(what: str, count: int | None) -> BudgetExceeded:
+    """The refusal to list ``what``, which has ``count`` values (None: infinitely many)."""
+    many = "infinitely many" if count is None else f"{count:,}"
+    return BudgetExceeded(
+        f"{what} has {many} values, more than the {LARGEST_LISTED:,} that may be listed one by one; it is handled "
+        "symbolically where the mathematics allows (a single integer output variable, z3 over the fields), otherwise "
+        "refused: use a smaller domain",
+        parameter="domain",
+        value=what,
+    )
 
 
 class Domain:
@@ -51,8 +74,13 @@ class Domain:
         """Whether the domain can be enumerated."""
         return False
 
+    @property
+    def size(self) -> int | None:
+        """The number of values, without listing them (None: infinitely many)."""
+        return None
+
     def codes(self) -> tuple[Code, ...]:
-        """Every code, in order; only for finite domains."""
+        """Every code, in order; only for finite domains of at most :data:`LARGEST_LISTED` values."""
         raise InvalidArgument(f"{self.describe()} is not finite and cannot be enumerated", parameter="domain", value=self)
 
     def values(self) -> tuple[Any, ...]:
@@ -106,10 +134,16 @@ class IntRange(Domain):
     def is_finite(self) -> bool:
         return self.lo is not None and self.hi is not None
 
+    @property
+    def size(self) -> int | None:
+        return None if self.lo is None or self.hi is None else self.hi - self.lo + 1
+
     def codes(self) -> tuple[Code, ...]:
         if not self.is_finite:
             return super().codes()
         assert self.lo is not None and self.hi is not None
+        if self.hi - self.lo >= LARGEST_LISTED:
+            raise refuse_listing(self.describe(), self.hi - self.lo + 1)
         return tuple(range(self.lo, self.hi + 1))
 
     def describe(self) -> str:
@@ -167,6 +201,10 @@ class Booleans(Domain):
     @property
     def is_finite(self) -> bool:
         return True
+
+    @property
+    def size(self) -> int | None:
+        return 2
 
     def codes(self) -> tuple[Code, ...]:
         return (0, 1)
@@ -229,6 +267,10 @@ class Categories(Domain):
     def is_finite(self) -> bool:
         return True
 
+    @property
+    def size(self) -> int | None:
+        return len(self.labels)
+
     def codes(self) -> tuple[Code, ...]:
         return tuple(range(len(self.labels)))
 
@@ -274,6 +316,10 @@ class Grid(Domain):
     @property
     def is_finite(self) -> bool:
         return True
+
+    @property
+    def size(self) -> int | None:
+        return len(self.points)
 
     def codes(self) -> tuple[Code, ...]:
         return self.points

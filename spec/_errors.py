@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 __all__ = [
+    "BudgetExceeded",
     "DivergentNormaliser",
     "ExpMechError",
     "InvalidArgument",
@@ -129,6 +130,15 @@ class InvalidArgument(ExpMechError, ValueError):
         super().__init__(message)
         self.parameter = parameter
         self.value = value
+
+
+class BudgetExceeded(InvalidArgument):
+    """Work refused up front: it would exceed a stated budget (a domain too large to list, a run too costly).
+
+    Raised before anything is allocated; the message names what was refused,
+    the estimate and how to raise the budget.  An :class:`InvalidArgument`, so
+    the command line exits 2.
+    """
 
 
 class InvalidType(InvalidArgument, TypeError):

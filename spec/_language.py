@@ -22,7 +22,7 @@ from typing import Any, overload
 
 import sympy
 
-from ._domains import Domain, IntRange
+from ._domains import LARGEST_LISTED, Domain, IntRange, refuse_listing
 from ._errors import InvalidArgument, InvalidType, describe
 
 __all__ = [
@@ -281,6 +281,17 @@ class _Space:
         for name, domain in self._domains.items():
             yield name, self._symbols[name], domain
 
+    @property
+    def size(self) -> int | None:
+        """The number of combinations of values (records or outputs), without listing them; None if infinite."""
+        total = 1
+        for domain in self._domains.values():
+            count = domain.size
+            if count is None:
+                return None
+            total *= count
+        return total
+
     def describe(self) -> str:
         """Canonical text: ``name:Domain`` pairs in declaration order."""
         return "; ".join(f"{name}:{domain.describe()}" for name, domain in self._domains.items())
@@ -336,8 +347,8 @@ class OutputSpace(_Space):
 
     def outputs(self) -> tuple[Any, ...]:
         """Every output, in lexicographic order of the declared domains."""
-        import itertools
-
+        if self.is_finite and (self.size or 0) > LARGEST_LISTED:
+            raise refuse_listing(f"the output space {self.describe()}", self.size)
         values = [domain.values() for domain in self._domains.values()]
         if len(values) == 1:
             return tuple(values[0])

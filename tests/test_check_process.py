@@ -161,7 +161,7 @@ CONTENT = {  # the content limits, each over its bound by a generated margin, co
     "max_expression_depth": st.integers(65, 75).map(lambda d: _expression(_nested(d))),
     "max_digits": st.integers(101, 3000).map(lambda k: lambda s: s["predicate"]["mechanism"].__setitem__("epsilon0", "1/" + "9" * k)),
     "max_records": st.integers(65, 2000).map(lambda k: lambda s: claim(s, "sensitivity")["witness"].__setitem__("dataset1", [1] * k)),
-    "max_domain_size": st.integers(100_001, 2**60).map(lambda hi: lambda s: s["predicate"]["quality"]["schema"][0][1].update(lo=0, hi=hi)),
+    "max_domain_size": st.integers(10**15 + 1, 2**53).map(lambda hi: lambda s: s["predicate"]["quality"]["schema"][0][1].update(lo=0, hi=hi)),
     "max_rlimit": st.integers(10**9 + 1, 2**60).map(lambda v: lambda s: s["predicate"]["options"].__setitem__("rlimit", v)),
     "max_pairs": st.integers(10_001, 2**40).map(lambda v: lambda s: s["predicate"]["options"].__setitem__("pairs", v)),
 }

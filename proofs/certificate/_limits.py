@@ -29,6 +29,8 @@ from typing import Any
 from expmech.spec import InvalidArgument
 from expmech.spec.internal import describe
 
+from ._cost import DEFAULT_BUDGET_MB, effective_budget, estimate_work
+
 __all__ = [
     "CertificateLimits",
     "CertificateMalformed",
@@ -74,7 +76,7 @@ class CertificateLimits:
     max_exponent: int = 64
     max_degree: int = 256
     max_records: int = 64
-    max_domain_size: int = 100_000
+    max_domain_size: int = 10**15  # an integer range is never listed (expmech.spec.SMALL_DOMAIN), so its size costs nothing
     max_outputs: int = 200_000
     max_rlimit: int = 10**9
     max_timeout_ms: int = 600_000
@@ -83,6 +85,7 @@ class CertificateLimits:
     max_pairs: int = 10_000
     max_beta: int = 1_000
     max_small_model_evaluations: int = 2_000_000
+    max_memory_mb: int = DEFAULT_BUDGET_MB  # the re-derivation's estimated peak memory (._cost), also under RLIMIT_AS
 
     def __post_init__(self) -> None:
         for item in fields(self):
@@ -347,6 +350,22 @@ def _member(value: Any, *keys: Any) -> Any:
     return value
 
 
+def _work(predicate: dict[str, Any], quality: dict[str, Any], mechanism_range: Any, options: dict[str, Any], limits: CertificateLimits) -> None:
+    """Refuse a re-derivation whose estimated peak memory (:mod:`._cost`) exceeds ``max_memory_mb`` or the address space left."""
+    outputs = mechanism_range.get("outputs") if isinstance(mechanism_range, dict) else None
+    variables = quality.get("outputs")
+    pairs = options.get("pairs")
+    estimate = estimate_work(
+        listed_outputs=len(outputs) if isinstance(outputs, list) else 0,
+        variables=len(variables) if isinstance(variables, list) else 1,
+        pairs=pairs if isinstance(pairs, int) and not isinstance(pairs, bool) and pairs >= 0 else 0,
+    )
+    limit, source = effective_budget(limits.max_memory_mb)
+    if estimate.memory_mb > limit:
+        message = f"the estimated work of re-deriving it ({estimate.text()}) exceeds {source} (max_memory_mb; expmech check --budget MB)"
+        raise _refuse("max_memory_mb", message, estimate.memory_mb)
+
+
 def check_content_limits(statement: Any, limits: CertificateLimits) -> None:
     """The content limits of a statement of any shape (run before the schema); raise :class:`CertificateRefused` naming the first exceeded."""
     predicate = _member(statement, "predicate")
@@ -375,6 +394,7 @@ def check_content_limits(statement: Any, limits: CertificateLimits) -> None:
         items = mechanism_range.get(key) if isinstance(mechanism_range, dict) else None
         if isinstance(items, list) and len(items) > limits.max_outputs:
             raise _refuse("max_outputs", f"mechanism.range.{key} has {len(items)} entries, more than max_outputs={limits.max_outputs}", len(items))
+    _work(predicate, quality, mechanism_range, options, limits)
     stack: list[tuple[Any, str]] = [(predicate, "predicate")]
     while stack:
         value, where = stack.pop()

@@ -25,8 +25,11 @@ from expmech.impl.internal import is_range
 from expmech.spec import (
     DATASET_SIZE,
     ExpMechError,
+    LARGEST_LISTED,
+    SMALL_DOMAIN,
     IntRange,
     InvalidArgument,
+    QualityError,
     QualityFunction,
     RationalRange,
     measure_from_json,
@@ -44,8 +47,47 @@ __all__ = ["is_ranged", "normaliser_claim", "range_from_json", "range_series"]
 
 
 def is_ranged(quality: QualityFunction, outputs: Any) -> bool:
-    """Whether a certificate for ``quality`` over ``outputs`` is for a range rather than a list of outputs."""
-    return is_range(outputs) or (outputs is None and not quality.output_space.is_finite)
+    """Whether a certificate for ``quality`` over ``outputs`` is for a range rather than a list of outputs.
+
+    A range when ``outputs`` is one, or when it is None and the output space is infinite or one
+    integer variable of more than :data:`~expmech.spec.SMALL_DOMAIN` values (recorded as its ends, never listed).
+    """
+    if is_range(outputs):
+        return True
+    if outputs is not None:
+        return False
+    space = quality.output_space
+    domains = [domain for _, _, domain in space.items()]
+    if not space.is_finite:
+        return True
+    if len(domains) != 1 or not isinstance(domains[0], IntRange) or (space.size or 0) <= SMALL_DOMAIN:
+        return False
+    # a large integer range: by its ends, unless q is not piecewise linear in r and the outputs may still be listed
+    return (space.size or 0) > LARGEST_LISTED or _piecewise_linear(quality)
+
+
+def _piecewise_linear(quality: QualityFunction) -> bool:
+    """Whether q(d, ·) is piecewise linear in r on a few datasets built from the fields' ends (the range path needs it)."""
+    def ends(domain: Any) -> list[Any]:
+        if domain.is_finite and not isinstance(domain, IntRange):
+            codes = domain.codes()
+            return [domain.decode(codes[0]), domain.decode(codes[-1])]
+        lo, hi = domain.bounds()
+        values = [v for v in (lo, hi) if v is not None] or [Fraction(0)]
+        return [int(v) if domain.sort == "int" else v for v in values]
+
+    fields = [(name, ends(domain)) for name, _, domain in quality.schema.items()]
+    records = [{name: values[i % len(values)] for name, values in fields} for i in range(2)]
+    if len(fields) == 1:
+        records = [record[fields[0][0]] for record in records]
+    mech = ExponentialMechanism(quality, epsilon=1, outputs=quality.output_space)
+    for dataset in ([records[0]], records):
+        try:
+            mech.scores(dataset)
+        except QualityError as error:
+            if "not piecewise linear" in str(error):
+                return False
+    return True
 
 
 def range_from_json(data: Any) -> RationalRange | IntRange:

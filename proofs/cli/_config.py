@@ -57,6 +57,7 @@ class Config:
     targets: tuple[ConfigEntry, ...]
     rlimit: int | None
     timeout_ms: int | None
+    budget: int | None = None
 
     @property
     def root(self) -> Path:
@@ -108,7 +109,7 @@ def read_config(path: Path, *, cwd: Path | None = None) -> Config:
     _validate(table, display, lines)
     mechanisms = tuple(ConfigEntry(f"mechanisms[{i}]", item, lines.item("mechanisms", i)) for i, item in enumerate(table.get("mechanisms", ())))
     targets = tuple(ConfigEntry(f"targets[{i}]", item, lines.item("targets", i)) for i, item in enumerate(table.get("targets", ())))
-    return Config(path, display, mechanisms, targets, table.get("rlimit"), table.get("timeout-ms"))
+    return Config(path, display, mechanisms, targets, table.get("rlimit"), table.get("timeout-ms"), table.get("budget"))
 
 
 def _table_hint(document: dict[str, Any]) -> str:

@@ -88,6 +88,14 @@ def _prover_options(args: argparse.Namespace, configured: dict[str, int] | None 
     return options
 
 
+def _work_options(args: argparse.Namespace, configured: dict[str, int] | None = None) -> dict[str, Any]:
+    """The prover options and the work budget in MB (``--budget`` wins over ``[tool.expmech] budget``)."""
+    options = _prover_options(args, configured)
+    if getattr(args, "budget", None) is not None:
+        options["budget"] = args.budget
+    return options
+
+
 def _verify(args: argparse.Namespace) -> int:
     from ._formats import render
     from ._targets import load_targets
@@ -95,7 +103,7 @@ def _verify(args: argparse.Namespace) -> int:
 
     loaded = load_targets(args.targets)
     with Progress(len(loaded.targets), "verifying") as progress:
-        verdicts = verify_targets(loaded.targets, progress=progress.step, **_prover_options(args, loaded.options))
+        verdicts = verify_targets(loaded.targets, progress=progress.step, **_work_options(args, loaded.options))
     print(render(verdicts, args.format, version=_version()))
     return exit_code(verdicts)
 
@@ -128,7 +136,7 @@ def _certify(args: argparse.Namespace) -> int:
 
         signer = load_signing_key(args.sign_key)
     with Progress(len(loaded.targets), "certifying") as progress:
-        verdicts = verify_targets(loaded.targets, progress=progress.step, **_prover_options(args, loaded.options))
+        verdicts = verify_targets(loaded.targets, progress=progress.step, command="certify", **_work_options(args, loaded.options))
     for verdict in verdicts:
         if verdict.certificate is None:
             last = (verdict.error or "").strip().splitlines()[-1:] or [""]
@@ -153,6 +161,8 @@ def _check(args: argparse.Namespace) -> int:
         raised = dict(parse_limit(text) for text in args.limit or ())
         if args.max_bytes is not None:
             raised["max_bytes"] = args.max_bytes
+        if args.budget is not None:
+            raised["max_memory_mb"] = args.budget
         limits = CertificateLimits(**raised)
         options: dict[str, Any] = {"limits": limits, "trusted_keys": args.trusted_key or (), "max_epsilon": args.max_epsilon}
         if args.trusted_key:
@@ -240,6 +250,7 @@ def _parser() -> argparse.ArgumentParser:
     for sub in (verify, certify):
         sub.add_argument("--rlimit", type=bounded_int(1, Z3_LIMIT), default=None, help="z3 resource limit per query, deterministic (default: rlimit of [tool.expmech], else 5000000)")
         sub.add_argument("--timeout-ms", dest="timeout_ms", type=bounded_int(1, Z3_LIMIT), default=None, help="z3 wall-clock safety net per query, in milliseconds (default: timeout-ms of [tool.expmech], else 20000)")
+        sub.add_argument("--budget", type=bounded_int(1), default=None, help="refuse a mechanism whose estimated peak memory exceeds this many MB (default: budget of [tool.expmech], else 8192)")
     check = commands.add_parser(
         "check",
         help="re-derive every claim of certificates independently",
@@ -249,6 +260,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("certificates", nargs="+", metavar="CERT", help="certificate files (.cert.json) written by expmech certify, synth or account")
     check.add_argument("--max-epsilon", dest="max_epsilon", default=None, help="exit 0 only if the certified ε is <= this (p/q, or an expression in n; default: any ε)")
     check.add_argument("--trusted-key", dest="trusted_key", action="append", default=None, help="Ed25519 PEM public key; repeatable. Only certificates signed by one of them are valid (default: signatures not required)")
+    check.add_argument("--budget", type=bounded_int(1), default=None, help="refuse a certificate whose re-derivation is estimated above this many MB of memory (default 8192)")
     check.add_argument("--max-bytes", dest="max_bytes", type=bounded_int(1), default=None, help="refuse certificates larger than this (default 1 MiB)")
     check.add_argument(
         "--limit",

@@ -355,7 +355,7 @@ def load_targets(references: list[str], *, cwd: Path | None = None) -> TargetSet
             root = config.root
             with root_on_path(root):
                 targets.extend(_from_config(config, (here, root)))
-            for key, value in (("rlimit", config.rlimit), ("timeout_ms", config.timeout_ms)):
+            for key, value in (("rlimit", config.rlimit), ("timeout_ms", config.timeout_ms), ("budget", config.budget)):
                 if value is not None:
                     options[key] = value
         else:

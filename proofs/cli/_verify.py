@@ -21,7 +21,9 @@ from expmech.spec import ExpMechError, InvalidArgument
 
 from ..certificate._build import Certificate, certify
 from ..smallmodel import InternalInconsistency
+from ..certificate._cost import DEFAULT_BUDGET_MB
 from .._outcome import Status
+from ._budget import check_budget
 from ._targets import Target
 
 __all__ = [
@@ -66,16 +68,21 @@ class Verdict:
         return None
 
 
-def verify_targets(targets: list[Target], *, progress: Callable[[str], None] | None = None, **prover_options: Any) -> list[Verdict]:
+def verify_targets(
+    targets: list[Target], *, progress: Callable[[str], None] | None = None, budget: int = DEFAULT_BUDGET_MB, command: str = "verify", **prover_options: Any
+) -> list[Verdict]:
     """Certify each target; an error becomes a verdict (usage, inconclusive or internal), never a crash.
 
-    ``progress`` is called with each target's name as its work starts.
+    ``progress`` is called with each target's name as its work starts.  Each
+    target's work is estimated first and refused (a usage error naming
+    ``--budget``) above ``budget`` MB (:mod:`._budget`).
     """
     verdicts = []
     for target in targets:
         if progress is not None:
             progress(target.name)
         try:
+            check_budget(target, budget, command=command)
             certificate = certify(
                 target.quality,
                 epsilon=target.epsilon,
@@ -92,6 +99,8 @@ def verify_targets(targets: list[Target], *, progress: Callable[[str], None] | N
             verdicts.append(Verdict(target, None, f"{type(error).__name__}: {' '.join(str(error).split())}", "internal"))
         except ExpMechError as error:
             verdicts.append(Verdict(target, None, f"{type(error).__name__}: {error}", "inconclusive"))
+        except MemoryError:  # the estimate fell short: refused as over budget, never an internal error
+            verdicts.append(Verdict(target, None, f"BudgetExceeded: mechanism {target.name!r} ran out of memory although its estimated work fit the budget; nothing is certified", "usage"))
         except Exception:  # noqa: BLE001 - reported as exit code 4 with the traceback
             verdicts.append(Verdict(target, None, traceback.format_exc(limit=3), "internal"))
     return verdicts

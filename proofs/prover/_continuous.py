@@ -45,6 +45,7 @@ from expmech.spec import (
 )
 
 from .._outcome import Status
+from ._encoding import default_code
 from ._search import all_records, record_space_size
 
 __all__ = ["InvarianceResult", "prove_normaliser_invariance", "range_search_outputs", "range_factor_bounds"]
@@ -248,11 +249,6 @@ def prove_normaliser_invariance(quality: QualityFunction, *, epsilon: Any, outpu
 def _any_record(quality: QualityFunction) -> Any:
     values = {}
     for name, _, domain in quality.schema.items():
-        if domain.is_finite:
-            values[name] = domain.decode(domain.codes()[0])
-        else:
-            lo, hi = domain.bounds()
-            code = lo if lo is not None else (hi if hi is not None else 0)
-            values[name] = int(code) if domain.sort == "int" else code
+        values[name] = domain.decode(default_code(domain))
     items = list(quality.schema.items())
     return values[items[0][0]] if len(items) == 1 else values

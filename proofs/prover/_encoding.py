@@ -11,6 +11,8 @@ domain plug in here.
 
 from __future__ import annotations
 
+import math
+import random
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
@@ -18,7 +20,7 @@ from typing import Any
 import sympy
 import z3
 
-from expmech.spec import Booleans, Categories, Domain, Grid, InvalidArgument, OutputSpace, RecordSchema
+from expmech.spec import SMALL_DOMAIN, Booleans, Categories, Domain, Grid, IntRange, InvalidArgument, OutputSpace, RecordSchema
 
 from ._z3bridge import bool_val, int_var, q, real_var
 
@@ -86,7 +88,7 @@ def domain_constraint(var: Any, domain: Domain) -> Any:
 
 def default_code(domain: Domain) -> Any:
     """A code inside ``domain``: its first code if finite, else a bound, else 0."""
-    if domain.is_finite:
+    if domain.is_finite and not isinstance(domain, IntRange):
         return domain.codes()[0]
     lo, hi = domain.bounds()
     value = lo if lo is not None else (hi if hi is not None else Fraction(0))
@@ -129,10 +131,14 @@ def codes_from_model(model: Mapping[str, Any], prefix: str, space: RecordSchema 
     return codes
 
 
-def interesting_codes(domain: Domain, seeds: Iterable[Any] = (), *, limit: int = 12) -> list[Any]:
+def interesting_codes(domain: Domain, seeds: Iterable[Any] = (), *, limit: int = 12, constants: Iterable[Any] = ()) -> list[Any]:
     """A few codes of ``domain`` worth trying: the seeds and their neighbours, the ends, 0, a midpoint.
 
-    Every code returned lies inside the domain; at most ``limit`` of them, seeds first.
+    Every code returned lies inside the domain; at most ``limit`` of them, seeds first.  An
+    integer range is never listed: its codes are computed from its ends.  Past
+    :data:`~expmech.spec.SMALL_DOMAIN` values it also offers ``constants`` (the
+    expression's constants) and their neighbours ±1, and two random codes from a
+    generator seeded by the domain's text (so a re-derivation finds the same ones).
     """
     found: list[Any] = []
 
@@ -144,6 +150,9 @@ def interesting_codes(domain: Domain, seeds: Iterable[Any] = (), *, limit: int =
     seeds = list(seeds)
     for seed in seeds:
         add(seed)
+    if isinstance(domain, IntRange) and domain.lo is not None and domain.hi is not None:
+        _integer_codes(domain.lo, domain.hi, seeds, list(constants), add, room=limit - len(found))
+        return found
     if domain.is_finite:
         codes = domain.codes()
         if len(codes) <= limit - len(found):
@@ -174,3 +183,35 @@ def interesting_codes(domain: Domain, seeds: Iterable[Any] = (), *, limit: int =
     if lo is not None and hi is not None:
         add((lo + hi) / 2)
     return found
+
+
+def _integer_codes(lo: int, hi: int, seeds: list[Any], constants: list[Any], add: Any, *, room: int) -> None:
+    """:func:`interesting_codes` on ``IntRange(lo, hi)`` from its ends alone: what listing its codes would pick, and more when large."""
+    count = hi - lo + 1
+    if count <= room:
+        for code in range(lo, hi + 1):
+            add(code)
+        return
+    for seed in seeds:
+        inside = _inside(IntRange(lo, hi), seed)
+        if inside is not None:
+            add(inside - 1)
+            add(inside + 1)
+    add(lo)
+    add(hi)
+    if count > SMALL_DOMAIN:
+        for constant in constants:
+            try:
+                value = Fraction(constant)
+            except (TypeError, ValueError):
+                continue
+            floor, ceiling = math.floor(value), math.ceil(value)
+            for code in (floor, ceiling, floor - 1, ceiling + 1):
+                add(code)
+    add(lo + count // 2)
+    add(lo + 1)
+    add(hi - 1)
+    if count > SMALL_DOMAIN:
+        draw = random.Random(f"IntRange({lo}, {hi})")
+        for _ in range(2):
+            add(draw.randint(lo, hi))

@@ -36,6 +36,7 @@ from expmech.spec import ExpMechError, InvalidArgument, InvalidType, LogLikeliho
 from expmech.spec.internal import describe, readable
 
 from .._outcome import Status
+from ._encoding import default_code as _default_code
 from ._encoding import domain_constraint as _domain_constraint
 from ._encoding import variable as _var
 from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, Translator, check, maximise, z3_version
@@ -140,7 +141,7 @@ class _RatioProver:
             for _, sym, domain in space.items():
                 value = model.get(f"{prefix}_{sym.name}")
                 if value is None:
-                    value = domain.codes()[0] if domain.is_finite else (domain.bounds()[0] or Fraction(0))
+                    value = _default_code(domain)
                 out[sym] = Fraction(value) if domain.sort == "real" else int(value)
             return out
 

@@ -25,7 +25,7 @@ import sympy
 
 import numpy as np
 
-from expmech.spec import Count, InvalidArgument, InvalidType, Mean, Neighbours, QualityError, QualityFunction, Size, Total
+from expmech.spec import LARGEST_LISTED, SMALL_DOMAIN, Count, InvalidArgument, InvalidType, Mean, Neighbours, QualityError, QualityFunction, Size, Total
 from expmech.spec.internal import describe, readable
 
 from .._display import monotone_text
@@ -109,7 +109,7 @@ class _Directions:
         quality = self.prover.quality
         if factor.is_Rational:
             return factor, factor
-        if not quality.output_space.is_finite:  # an interval or infinite range: certified z3 bounds
+        if (quality.output_space.size or SMALL_DOMAIN + 1) > SMALL_DOMAIN:  # an interval, an infinite or a large range: certified z3 bounds
             from ._continuous import range_factor_bounds
 
             return range_factor_bounds(self.prover, factor)
@@ -240,10 +240,8 @@ def _search(
     """Neighbouring datasets on which q rises at one output and falls at another (exhaustive, small spaces)."""
     space = record_space_size(quality)
     if outputs is None and quality.output_space.is_finite:
-        width = 1
-        for _, _, domain in quality.output_space.items():
-            width *= len(domain.codes())
-        outputs = quality.outputs() if width <= search_budget else None
+        width = quality.output_space.size
+        outputs = quality.outputs() if width is not None and width <= min(search_budget, LARGEST_LISTED) else None
     if outputs is None or space is None or space > 64:
         return None
     outputs = list(outputs)

@@ -338,13 +338,9 @@ class Prover:
 
     def _table(self, term: sympy.Expr) -> list[list[Fraction]] | None:
         """``term`` at every (output, record) of small finite domains, exactly (undefined points left out); else None."""
-        records = 1
-        for _, _, domain in self.quality.schema.items():
-            if not domain.is_finite:
-                return None
-            records *= len(domain.codes())
+        records = self.quality.schema.size
         space = self.quality.output_space
-        if not space.is_finite or records * len(self.quality.outputs()) > ENUMERATION_LIMIT:
+        if records is None or space.size is None or records * space.size > ENUMERATION_LIMIT:
             return None
         import itertools
 
@@ -537,7 +533,7 @@ class Prover:
 
     def _constant_bound(self, factor: sympy.Expr) -> Fraction | None:
         space = self.quality.output_space
-        if space.is_finite and len(self.quality.outputs()) <= 100_000:
+        if space.size is not None and space.size <= 100_000:
             evaluate = compile_expression(factor)
             best = Fraction(0)
             for r in self.quality.outputs():

@@ -38,7 +38,7 @@ from typing import Any
 
 import sympy
 
-from expmech.spec import DATASET_SIZE, InvalidArgument, InvalidType, Neighbours, QualityError, QualityFunction
+from expmech.spec import DATASET_SIZE, LARGEST_LISTED, InvalidArgument, InvalidType, Neighbours, QualityError, QualityFunction
 from expmech.spec.internal import describe, readable
 
 from .._display import sensitivity_text, witness_text
@@ -187,8 +187,9 @@ def _quick_records(prover: Prover) -> list[Codes]:
     quality = prover.quality
     found: list[Codes] = [codes for codes in prover.record_seeds[:QUICK_RECORDS]]
     symbols = [sym for _, sym, _ in quality.schema.items()]
+    constants = _constants(quality)
     per_field = [
-        interesting_codes(domain, [seed[sym] for seed in prover.record_seeds], limit=3) for _, sym, domain in quality.schema.items()
+        interesting_codes(domain, [seed[sym] for seed in prover.record_seeds], limit=3, constants=constants) for _, sym, domain in quality.schema.items()
     ]
     for combo in itertools.product(*per_field):
         if len(found) >= QUICK_RECORDS:
@@ -205,11 +206,12 @@ def _quick_outputs(prover: Prover, restricted: Sequence[Codes] | None) -> list[C
     space = quality.output_space
     if restricted is not None and len(restricted) <= QUICK_OUTPUTS:
         return list(restricted)
-    if restricted is None and space.is_finite and len(quality.outputs()) <= QUICK_OUTPUTS:
+    if restricted is None and space.size is not None and space.size <= QUICK_OUTPUTS:
         return [space.encode(r) for r in quality.outputs()]
     symbols = [sym for _, sym, _ in space.items()]
+    constants = _constants(quality)
     per_variable = [
-        interesting_codes(domain, [seed[sym] for seed in prover.output_seeds], limit=6) for _, sym, domain in space.items()
+        interesting_codes(domain, [seed[sym] for seed in prover.output_seeds], limit=6, constants=constants) for _, sym, domain in space.items()
     ]
     found: list[Codes] = [seed for seed in prover.output_seeds if restricted is None or seed in restricted][:QUICK_OUTPUTS]
     for combo in itertools.product(*per_variable):
@@ -226,6 +228,12 @@ def _quick_outputs(prover: Prover, restricted: Sequence[Codes] | None) -> list[C
             if codes not in found:
                 found.append(codes)
     return found
+
+
+def _constants(quality: QualityFunction) -> list[Fraction]:
+    """The rational constants of the expression, in a fixed order: values near them are worth trying in a large domain."""
+    found = {Fraction(int(atom.p), int(atom.q)) for atom in quality.expr.atoms(sympy.Rational)}
+    return sorted(found)
 
 
 def _bound_text(bound: sympy.Expr | None) -> str:
@@ -556,10 +564,8 @@ def _exhaustive(
     if restricted is None:
         if not quality.output_space.is_finite:
             return None
-        total = 1
-        for _, _, domain in quality.output_space.items():
-            total *= len(domain.codes())
-        if total > budget:
+        total = quality.output_space.size
+        if total is None or total > min(budget, LARGEST_LISTED):
             return None
         output_codes: Sequence[Codes] = [quality.output_space.encode(r) for r in quality.outputs()]
     else:
