@@ -15,7 +15,7 @@ from expmech.spec import InvalidType
 from expmech.spec.internal import describe
 
 from ..smallmodel import InternalInconsistency, SmallModelBudget, SmallModelReport, small_model_check
-from ._check import CheckOutcome, _Check
+from ._run import CheckOutcome, _Check
 from ._limits import CertificateLimits
 
 __all__ = ["check_small_model", "certify_small_model"]
