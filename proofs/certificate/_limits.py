@@ -227,6 +227,8 @@ def check_shape(data: Any, limits: CertificateLimits, *, what: str = "certificat
                     raise _refuse("max_string", f"a key in the {what} is longer than max_string={limits.max_string}", len(key))
                 stack.append((item, depth + 1))
         elif isinstance(value, list):
+            if depth < limits.max_depth and _small_ints(value, limits.max_digits):
+                continue  # a row of plain ints within max_digits: nothing below it to check
             stack.extend((item, depth + 1) for item in value)
         elif isinstance(value, str):
             if len(value) > limits.max_string:
@@ -238,6 +240,12 @@ def check_shape(data: Any, limits: CertificateLimits, *, what: str = "certificat
                 raise _refuse("max_digits", f"an integer in the {what} has more than max_digits={limits.max_digits} digits")
         else:
             raise CertificateMalformed(f"the {what} holds {describe(value)}; certificates hold exact JSON values only", parameter="json", value=value)
+
+
+def _small_ints(values: list[Any], digits: int) -> bool:
+    """Whether ``values`` holds only ints (not bools) of at most ``min(digits, 15)`` digits, checked in bulk."""
+    bound = 10 ** min(digits, 15)
+    return bool(values) and set(map(type, values)) == {int} and -bound < min(values) and max(values) < bound
 
 
 _RATIONAL = re.compile(r"-?([0-9]+)(?:/([0-9]+))?")
