@@ -52,7 +52,7 @@ def _rows(parser: argparse.ArgumentParser) -> list[str]:
             name = f"`{action.metavar or action.dest}`" + (" …" if action.nargs in ("*", "+") else "")
         help_text = formatter._expand_help(action) if action.help else ""
         if action.choices:
-            help_text += f" One of: {', '.join(f'`{c}`' for c in action.choices)}."
+            help_text = help_text.rstrip(".") + f". One of: {', '.join(f'`{c}`' for c in action.choices)}."
         required = "required" if action.required or (not action.option_strings and action.nargs not in ("*", "?")) else ""
         rows.append(f"| {name} | {required} | {_cell(help_text)} |")
     return rows
