@@ -18,6 +18,7 @@ ROOMS = [
     "expmech.proofs.cli",
     "expmech.proofs.audit",
     "expmech.proofs.adapters",
+    "expmech.proofs.accounting",
 ]
 
 
