@@ -11,6 +11,7 @@ _EXPORTS = {
     ".conformance._truthfulness": ("TruthfulnessReport", "check_truthfulness"),
     ".prover._falsify": ("FalsificationResult", "exhaustive_check", "falsify", "falsify_privacy"),
     ".prover._monotone": ("MonotonicityResult", "prove_monotone"),
+    ".prover._range_sensitivity": ("RangeSensitivityResult", "RangeWitness", "prove_range_sensitivity"),
     "._outcome": ("Status",),
     ".prover._sensitivity": ("SensitivityResult", "Witness", "prove_sensitivity"),
     "._assertions": ("DPInconclusive", "DPViolation", "assert_dp", "assert_sensitivity"),
@@ -24,6 +25,7 @@ if _typing.TYPE_CHECKING:
     from .conformance._truthfulness import TruthfulnessReport, check_truthfulness
     from .prover._falsify import FalsificationResult, exhaustive_check, falsify, falsify_privacy
     from .prover._monotone import MonotonicityResult, prove_monotone
+    from .prover._range_sensitivity import RangeSensitivityResult, RangeWitness, prove_range_sensitivity
     from ._outcome import Status
     from .prover._sensitivity import SensitivityResult, Witness, prove_sensitivity
     from ._assertions import DPInconclusive, DPViolation, assert_dp, assert_sensitivity
@@ -51,6 +53,8 @@ __all__ = [
     "DPViolation",
     "FalsificationResult",
     "MonotonicityResult",
+    "RangeSensitivityResult",
+    "RangeWitness",
     "SamplerError",
     "SamplerMismatch",
     "SensitivityResult",
@@ -68,5 +72,6 @@ __all__ = [
     "falsify",
     "falsify_privacy",
     "prove_monotone",
+    "prove_range_sensitivity",
     "prove_sensitivity",
 ]
