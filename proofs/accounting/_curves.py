@@ -209,7 +209,7 @@ class AdaptiveComposition(_Curve):
 
     def _delta(self, epsilon: Fraction, hint: int | None = None) -> Enclosure:
         upper = self._upper(epsilon)
-        lower = OptimalComposition(self.components).delta(epsilon).lower
+        lower = _lower_delta(self.components, epsilon)
         return Enclosure(min(lower, upper), upper)
 
     def _guess(self, delta: float) -> tuple[float, int | None]:
@@ -218,16 +218,35 @@ class AdaptiveComposition(_Curve):
         azuma = mean + math.sqrt(spread * math.log(1 / delta) / 2)
         return min(azuma, float(zcdp_epsilon(self.rho, Fraction(delta)).upper), float(self.total_eta)), None
 
-    def epsilon(self, delta: Any) -> Enclosure:
-        """ε(δ): the upper end from the closed forms, the lower end from the non-adaptive curve."""
-        target = _delta_arg(delta)
+    def _upper_epsilon(self, target: Fraction) -> Fraction:
         with ctx.workprec(256):
             mean = sum((k * _kl_bound(eta) for eta, k in self.components), arb(0))
             spread = sum((ball(eta * eta * k) for eta, k in self.components), arb(0))
             azuma = endpoints(mean + (spread * (1 / ball(target)).log() / 2).sqrt())[1]
-        upper = min(azuma, zcdp_epsilon(self.rho, target).upper, self.total_eta)
-        lower = OptimalComposition(self.components).epsilon(target).lower
+        return min(azuma, zcdp_epsilon(self.rho, target).upper, self.total_eta)
+
+    def epsilon(self, delta: Any) -> Enclosure:
+        """ε(δ): the upper end from the closed forms, the lower end from the non-adaptive curve."""
+        target = _delta_arg(delta)
+        upper = self._upper_epsilon(target)
+        lower = _lower_epsilon(self.components, target)
         return Enclosure(min(lower, upper), upper)
+
+
+def _lower_delta(components: tuple[tuple[Fraction, int], ...], epsilon: Fraction) -> Fraction:
+    """A proved lower bound on the optimal non-adaptive δ(ε): the largest optimum of a homogeneous sub-family."""
+    etas = [eta for eta, _ in components]
+    total = sum(k for _, k in components)
+    families = list(dict.fromkeys([(min(etas), total), *components]))
+    return max(optimal_delta(epsilon, eta, k).lower if epsilon < eta * k else Fraction(0) for eta, k in families)
+
+
+def _lower_epsilon(components: tuple[tuple[Fraction, int], ...], target: Fraction) -> Fraction:
+    """A proved lower bound on the optimal non-adaptive ε(δ), from the same sub-families."""
+    etas = [eta for eta, _ in components]
+    total = sum(k for _, k in components)
+    families = list(dict.fromkeys([(min(etas), total), *components]))
+    return max(OptimalComposition(((eta, k),)).epsilon(target).lower for eta, k in families)
 
 
 @dataclass(frozen=True)
@@ -263,9 +282,7 @@ class OptimalComposition(_Curve):
         total = sum(k for _, k in self.components)
         upper = optimal_delta(epsilon, max(etas), total).upper
         upper = min(upper, AdaptiveComposition(self.components)._upper(epsilon))
-        lowers = [optimal_delta(epsilon, min(etas), total).lower]
-        lowers += [optimal_delta(epsilon, eta, k).lower for eta, k in self.components]
-        return Enclosure(min(max(lowers), upper), upper)
+        return Enclosure(min(_lower_delta(self.components, epsilon), upper), upper)
 
     def _guess(self, delta: float) -> tuple[float, int | None]:
         (eta, k), = self.components
@@ -295,11 +312,9 @@ class OptimalComposition(_Curve):
         total = sum(k for _, k in self.components)
         upper = min(
             OptimalComposition(((max(etas), total),)).epsilon(target).upper,
-            AdaptiveComposition(self.components).epsilon(target).upper,
+            AdaptiveComposition(self.components)._upper_epsilon(target),
         )
-        lowers = [OptimalComposition(((min(etas), total),)).epsilon(target).lower]
-        lowers += [OptimalComposition(((eta, k),)).epsilon(target).lower for eta, k in self.components]
-        return Enclosure(min(max(lowers), upper), upper)
+        return Enclosure(min(_lower_epsilon(self.components, target), upper), upper)
 
 
 def peeling_top_k(eta: Any, k: Any) -> AdaptiveComposition:

@@ -135,3 +135,26 @@ class WitnessComposition:
         except PrecisionExhausted:  # a loss equal to ε: its term is 0, the enclosure stays sound
             with ctx.workprec(1024):
                 return Enclosure(*self._ends(eps))
+
+    def epsilon_lower(self, delta: Any) -> Fraction:
+        """A rational ε_lo with ``δ(ε_lo) > delta`` proved on this pair, so every (ε, δ) claim of the composition has ε > ε_lo; 0 if none is found.
+
+        Bisection on the lower ends of :meth:`delta` (δ(ε) is non-increasing in ε), to relative width 1e-9.
+        """
+        target = as_rational(delta, name="delta")
+        if not 0 < target < 1:
+            raise InvalidArgument(f"delta={describe(delta)} must be in (0, 1)", parameter="delta", value=delta)
+        lo, hi = Fraction(0), self.top
+        if hi == 0:
+            return Fraction(0)
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            if mid.denominator > 2**64:
+                mid = mid.limit_denominator(2**60) if mid.limit_denominator(2**60) > lo else mid
+            if self.delta(mid).lower > target:
+                lo = mid
+            else:
+                hi = mid
+            if lo > 0 and hi - lo <= lo / 10**9:
+                break
+        return lo

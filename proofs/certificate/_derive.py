@@ -45,6 +45,7 @@ from expmech.spec._domains import IntRange
 
 from .._outcome import Status
 from ..prover import MonotonicityResult, SensitivityResult, Witness, prove_monotone, prove_sensitivity
+from ._accounting_claims import bounded_range_claims
 from ._inputs import CertificateInputs, FiniteRange, encode_value, inputs_to_json
 from ._replay import ReplayProblem, SolverLog, solver_log
 from ._smt import normalise_smt2, z3_label
@@ -359,6 +360,8 @@ def _derive(inputs: CertificateInputs, log: SolverLog) -> Derivation:
             if truthful["status"] == "REFUTED":
                 status, epsilon_text = Status.REFUTED, None
                 notes = ["no ε-DP claim: a bidder gains more by misreporting than the truthfulness bound allows"]
+    with log.claim("bounded-range"):
+        claims += bounded_range_claims(inputs, sensitivity, monotone, record_queries)
     return Derivation(assemble(inputs, claims, status, epsilon_text, notes), sensitivity, monotone, derived, mech)
 
 

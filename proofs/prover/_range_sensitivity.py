@@ -48,7 +48,7 @@ from ._search import all_records, count_multisets, decode_output, decode_record,
 from ._sensitivity import prove_sensitivity
 from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, Translator, check, fresh_context, int_var, maximise, q, real_var, z3_version
 
-__all__ = ["RangeSensitivityResult", "RangeWitness", "prove_range_sensitivity"]
+__all__ = ["RangeSensitivityResult", "RangeWitness", "prove_range_sensitivity", "range_sensitivity_given"]
 
 #: Records and outputs the concrete search uses at most.
 SEARCH_RECORDS = 64
@@ -326,7 +326,9 @@ def prove_range_sensitivity(
         return _prove(quality, relation, claim, rlimit, timeout_ms)
 
 
-def _prove(quality: QualityFunction, relation: Neighbours, claim: Fraction | None, rlimit: int, timeout_ms: int) -> RangeSensitivityResult:
+def _prove(
+    quality: QualityFunction, relation: Neighbours, claim: Fraction | None, rlimit: int, timeout_ms: int, given: tuple[Any, Any] | None = None
+) -> RangeSensitivityResult:
     add_remove = relation is Neighbours.ADD_REMOVE
     prover = Prover(quality, relation, rlimit, timeout_ms)
     defined = analyse_definedness(quality, add_remove=add_remove, rlimit=rlimit, timeout_ms=timeout_ms)
@@ -354,11 +356,11 @@ def _prove(quality: QualityFunction, relation: Neighbours, claim: Fraction | Non
 
     best_direct = min((c[0] for c in candidates), default=None)
     if best_direct is None or not (pairs.best is not None and pairs.best.spread >= best_direct):
-        sens = prove_sensitivity(quality, neighbours=relation)
+        sens = prove_sensitivity(quality, neighbours=relation) if given is None else given[0]
         delta_q = sens.proved_bound
         dq = None if delta_q is None else _supremum(delta_q, 1 if sens.hypotheses else start)
         if dq is not None:
-            mono = prove_monotone(quality, neighbours=relation)
+            mono = prove_monotone(quality, neighbours=relation) if given is None else given[1]
             if mono.status is Status.PROVED:
                 candidates.append((dq, "Δq, monotone", list(sens.queries) + list(mono.queries)))
             else:
@@ -396,3 +398,22 @@ def _prove(quality: QualityFunction, relation: Neighbours, claim: Fraction | Non
         f"not shown tight: the largest spread found is {pairs.best.spread}" if pairs.best is not None else "not shown tight")
     return result(Status.PROVED, f"Δ̂ <= {bound} by {rule} for {every} ({note}){scope}", bound, rule, queries,
                   tight=witness is not None, witness=witness or pairs.best)
+
+
+def range_sensitivity_given(
+    quality: QualityFunction,
+    *,
+    neighbours: Neighbours,
+    sensitivity: Any,
+    monotone: Any,
+    rlimit: int = DEFAULT_RLIMIT,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+) -> RangeSensitivityResult:
+    """:func:`prove_range_sensitivity` with Δq and monotonicity already proved (a certificate's own results).
+
+    ``sensitivity`` and ``monotone`` are the :class:`SensitivityResult` and
+    :class:`MonotonicityResult` of the same quality and relation; the rule
+    through Δq uses them instead of proving them again.
+    """
+    with fresh_context():
+        return _prove(quality, neighbours, None, rlimit, timeout_ms, given=(sensitivity, monotone))
