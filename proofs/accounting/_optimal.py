@@ -71,14 +71,30 @@ def _upper_tail(success: arb, failure: arb, ell: int, k: int, poly: arb_poly) ->
     return success**k * poly.truncate(k - ell + 1)(failure / success)
 
 
-def _chernoff(a: Fraction, success: arb, failure: arb, k: int) -> arb:
-    """``exp(−k·D(a ‖ x))``, an upper bound on ``P[Bin(k, x) >= ak]`` for ``a > x`` (and on ``P[Bin(k, x) <= ak]`` for ``a < x``)."""
-    if a == 0:
+def _pmf(k: int, i: int, success: arb, failure: arb) -> arb:
+    return arb(_binomials(k)[i]) * success**i * failure ** (k - i)
+
+
+def _upper_tail_bound(k: int, ell: int, success: arb, failure: arb) -> arb | None:
+    """A ball above ``P[Bin(k, x) >= ℓ]``: the terms from ℓ on fall at least by the ratio at ℓ, a geometric series; None if it does not fall."""
+    if ell >= k:
+        return _pmf(k, k, success, failure) if ell == k else arb(0)
+    ratio = arb(k - ell) * success / (arb(ell + 1) * failure)
+    if not ratio < 1:
+        return None
+    return _pmf(k, ell, success, failure) / (1 - ratio)
+
+
+def _lower_tail_bound(k: int, m: int, success: arb, failure: arb) -> arb | None:
+    """A ball above ``P[Bin(k, x) <= m]``, by the same geometric series downwards from m; None if it does not fall."""
+    if m < 0:
+        return arb(0)
+    if m == 0:
         return failure**k
-    if a == 1:
-        return success**k
-    divergence = ball(a) * (ball(a) / success).log() + ball(1 - a) * (ball(1 - a) / failure).log()
-    return (-k * divergence).exp()
+    ratio = arb(m) * failure / (arb(k - m + 1) * success)
+    if not ratio < 1:
+        return None
+    return _pmf(k, m, success, failure) / (1 - ratio)
 
 
 def _delta_ends(epsilon: Fraction, eta: Fraction, k: int, hint: int | None) -> tuple[Fraction, Fraction]:
@@ -87,7 +103,7 @@ def _delta_ends(epsilon: Fraction, eta: Fraction, k: int, hint: int | None) -> t
     band = _band(epsilon, eta, k)
     guess = optimal_delta_float(float(epsilon), float(eta), k)[1] if hint is None else hint
     # The ℓ the float filter ranks first are evaluated first; any other ℓ whose
-    # Chernoff bound is below the best lower end found cannot be the maximum.
+    # geometric tail bound is below the best lower end found cannot be the maximum.
     first = [ell for ell in range(guess - 2, guess + 3) if ell in band]
     order = first + [ell for ell in band if ell not in first]
     lo_best, hi_best = Fraction(0), Fraction(0)
@@ -95,11 +111,11 @@ def _delta_ends(epsilon: Fraction, eta: Fraction, k: int, hint: int | None) -> t
         t = (epsilon - ell * eta) / (k + 1)
         p, one_minus_p, q, one_minus_q = pair_probabilities(t, eta)
         if lo_best > 0:
-            a = Fraction(ell, k)
-            if p < ball(a) and endpoints(_chernoff(a, p, one_minus_p, k))[1] < lo_best:
+            above = _upper_tail_bound(k, ell, p, one_minus_p)
+            if above is not None and endpoints(above)[1] < lo_best:
                 continue  # f <= P[Bin(k,p) >= ℓ] < lo_best
-            below = Fraction(ell - 1, k)
-            if ball(below) < q and endpoints(1 - e_eps + e_eps * _chernoff(below, q, one_minus_q, k))[1] < lo_best:
+            below = _lower_tail_bound(k, ell - 1, q, one_minus_q)
+            if below is not None and endpoints(1 - e_eps + e_eps * below)[1] < lo_best:
                 continue  # f = 1 − e^ε + e^ε Q[Bin <= ℓ−1] − P[Bin <= ℓ−1]
         f = _upper_tail(p, one_minus_p, ell, k, poly) - e_eps * _upper_tail(q, one_minus_q, ell, k, poly)
         lo, hi = endpoints(f)
