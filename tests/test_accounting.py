@@ -227,3 +227,11 @@ def test_bad_input_names_the_parameter(call: object, parameter: str) -> None:
     with pytest.raises(InvalidArgument) as info:
         call()  # type: ignore[operator]
     assert info.value.parameter == parameter
+
+
+def test_adaptive_for_a_million_mechanisms_answers_from_closed_forms() -> None:
+    """Past the optimal curve's budget the adaptive bound still answers (lower end 0, stated as such), never hangs."""
+    curve = AdaptiveComposition([(Fraction(1, 10), 10**6)])
+    got = curve.epsilon(Fraction(1, 10**6))
+    assert got.lower == 0 and 1000 < got.upper < 2000
+    assert got.upper <= ZCDPComposition([(Fraction(1, 10), 10**6)]).epsilon(Fraction(1, 10**6)).upper

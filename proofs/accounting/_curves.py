@@ -237,16 +237,16 @@ def _lower_delta(components: tuple[tuple[Fraction, int], ...], epsilon: Fraction
     """A proved lower bound on the optimal non-adaptive δ(ε): the largest optimum of a homogeneous sub-family."""
     etas = [eta for eta, _ in components]
     total = sum(k for _, k in components)
-    families = list(dict.fromkeys([(min(etas), total), *components]))
-    return max(optimal_delta(epsilon, eta, k).lower if epsilon < eta * k else Fraction(0) for eta, k in families)
+    families = [f for f in dict.fromkeys([(min(etas), total), *components]) if f[1] <= MAX_TIMES]  # 0 is a lower bound too
+    return max((optimal_delta(epsilon, eta, k).lower if epsilon < eta * k else Fraction(0) for eta, k in families), default=Fraction(0))
 
 
 def _lower_epsilon(components: tuple[tuple[Fraction, int], ...], target: Fraction) -> Fraction:
     """A proved lower bound on the optimal non-adaptive ε(δ), from the same sub-families."""
     etas = [eta for eta, _ in components]
     total = sum(k for _, k in components)
-    families = list(dict.fromkeys([(min(etas), total), *components]))
-    return max(OptimalComposition(((eta, k),)).epsilon(target).lower for eta, k in families)
+    families = [f for f in dict.fromkeys([(min(etas), total), *components]) if f[1] <= MAX_TIMES]
+    return max((OptimalComposition(((eta, k),)).epsilon(target).lower for eta, k in families), default=Fraction(0))
 
 
 @dataclass(frozen=True)
