@@ -21,7 +21,13 @@ from expmech.proofs.accounting import (
 )
 from expmech.spec import InvalidArgument
 
-mpmath.mp.dps = 40
+
+
+@pytest.fixture(autouse=True)
+def _precision():
+    """40 digits for the brute-force references, whatever another test module left in mpmath's global context."""
+    with mpmath.workdps(40):
+        yield
 
 
 def _mp(x: Fraction) -> mpmath.mpf:
