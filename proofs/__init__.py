@@ -11,6 +11,7 @@ _EXPORTS = {
     ".conformance._truthfulness": ("TruthfulnessReport", "check_truthfulness"),
     ".prover._falsify": ("FalsificationResult", "exhaustive_check", "falsify", "falsify_privacy"),
     ".prover._monotone": ("MonotonicityResult", "prove_monotone"),
+    ".prover._range_sensitivity": ("RangeSensitivityResult", "RangeWitness", "prove_range_sensitivity"),
     "._outcome": ("Status",),
     ".prover._sensitivity": ("SensitivityResult", "Witness", "prove_sensitivity"),
     "._assertions": ("DPInconclusive", "DPViolation", "assert_dp", "assert_sensitivity"),
@@ -25,6 +26,7 @@ if _typing.TYPE_CHECKING:
     from .conformance._truthfulness import TruthfulnessReport, check_truthfulness
     from .prover._falsify import FalsificationResult, exhaustive_check, falsify, falsify_privacy
     from .prover._monotone import MonotonicityResult, prove_monotone
+    from .prover._range_sensitivity import RangeSensitivityResult, RangeWitness, prove_range_sensitivity
     from ._outcome import Status
     from .prover._sensitivity import SensitivityResult, Witness, prove_sensitivity
     from .smallmodel import InternalInconsistency, SmallModelReport, small_model_check
@@ -54,6 +56,8 @@ __all__ = [
     "FalsificationResult",
     "InternalInconsistency",
     "MonotonicityResult",
+    "RangeSensitivityResult",
+    "RangeWitness",
     "SamplerError",
     "SamplerMismatch",
     "SensitivityResult",
@@ -72,6 +76,7 @@ __all__ = [
     "falsify",
     "falsify_privacy",
     "prove_monotone",
+    "prove_range_sensitivity",
     "prove_sensitivity",
     "small_model_check",
 ]

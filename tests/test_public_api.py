@@ -22,6 +22,7 @@ ROOMS = [
     *IMPL_ROOMS,
     "expmech.spec.internal",
     "expmech.impl.internal",
+    "expmech.proofs.accounting",
 ]
 
 

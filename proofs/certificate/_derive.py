@@ -43,6 +43,7 @@ from expmech.spec import DATASET_SIZE, LogLikelihood, Neighbours, derive_epsilon
 
 from .._outcome import Status
 from ..prover import MonotonicityResult, SensitivityResult, Witness, prove_monotone, prove_sensitivity
+from ._accounting_claims import bounded_range_claims
 from ._inputs import CertificateInputs, FiniteRange, encode_value
 from ._posterior import derive_posterior
 from ._replay import SolverLog, solver_log
@@ -296,4 +297,6 @@ def _derive(inputs: CertificateInputs, log: SolverLog) -> Derivation:
             if truthful["status"] == "REFUTED":
                 status, epsilon_text = Status.REFUTED, None
                 notes = ["no ε-DP claim: a bidder gains more by misreporting than the truthfulness bound allows"]
+    with log.claim("bounded-range"):
+        claims += bounded_range_claims(inputs, sensitivity, monotone, record_queries)
     return Derivation(assemble(inputs, claims, status, epsilon_text, notes), sensitivity, monotone, derived, mech)

@@ -1,4 +1,4 @@
-"""The ``expmech`` command: ``verify``, ``certify``, ``check``, ``spec``, ``synth``, ``audit``.
+"""The ``expmech`` command: ``verify``, ``certify``, ``check``, ``spec``, ``synth``, ``audit``, ``account``.
 
 Exit codes: 0 verified, 1 violation, 2 usage or config error, 3 inconclusive,
 4 internal error.  Machine output goes to stdout, progress to stderr.
@@ -156,6 +156,7 @@ def _check(args: argparse.Namespace) -> int:
     With several certificates the first of 1, 2, 4, 3, 0 present wins."""
     from ..certificate._check import CheckOutcome, check_certificate, validate_max_epsilon
     from ..certificate._limits import CertificateLimits, parse_limit
+    from ._account import check_composition_file
 
     try:
         raised = dict(parse_limit(text) for text in args.limit or ())
@@ -182,6 +183,11 @@ def _check(args: argparse.Namespace) -> int:
     }
     codes = []
     for item in args.certificates:
+        composed = check_composition_file(item)
+        if composed is not None:  # a composition certificate of expmech account
+            print(f"{'OK' if composed[0] == 0 else 'INVALID':8} {item}: {composed[1]} (exit {composed[0]})")
+            codes.append(composed[0])
+            continue
         try:
             report = check_certificate(item, **options)
         except ExpMechError as error:
@@ -234,6 +240,12 @@ def _audit(args: argparse.Namespace) -> int:
     from ._audit import run_audit
 
     return run_audit(args)
+
+
+def _account(args: argparse.Namespace) -> int:
+    from ._account import run_account
+
+    return run_account(args)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -292,6 +304,9 @@ def _parser() -> argparse.ArgumentParser:
     from ._audit import add_audit_parser
 
     add_audit_parser(commands)
+    from ._account import add_account_parser
+
+    add_account_parser(commands)
     return parser
 
 
@@ -304,7 +319,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except SystemExit as exit_:  # --help and --version
         return EXIT_USAGE if exit_.code not in (0, None) else EXIT_VERIFIED
-    handlers = {"verify": _verify, "certify": _certify, "check": _check, "spec": _spec, "synth": _synth, "audit": _audit}
+    handlers = {"verify": _verify, "certify": _certify, "check": _check, "spec": _spec, "synth": _synth, "audit": _audit, "account": _account}
     try:
         return handlers[args.command](args)
     except BrokenPipeError:  # the reader of stdout went away (`| head`): not an internal error

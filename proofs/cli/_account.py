@@ -1,0 +1,287 @@
+"""``expmech account CERT … --times K (--epsilon E | --delta D) [--adaptive]``: compose certified mechanisms.
+
+Each certificate is first re-checked (:func:`~expmech.proofs.check_certificate`);
+it must certify ε-DP.  Its ``bounded-range`` claim gives η (else η = 2ε from a
+constant certified ε: an ε-DP mechanism's loss lies in [−ε, ε]).  The curve is
+the optimal non-adaptive composition (exact for one η, a labelled sound
+enclosure otherwise) or, with ``--adaptive``, the adaptive bound
+(:mod:`expmech.proofs.accounting`).  For one certificate over a finite range,
+the exact composed privacy-loss distribution of its bounded-range witness pair
+is reported beside it as a proven lower bound.
+
+Output: text, or JSON ``{"delta": {"lower": "p/q", "upper": "p/q"}, …}``.
+``-o FILE`` writes a composition certificate holding the component
+certificates (named by digest) and the query; ``expmech check`` re-derives it
+(:func:`check_composition`).
+
+Exit codes: 0 computed, 2 usage error (the flag named; a certificate that
+certifies no ε), 1 a component (or a composition certificate) does not check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from expmech.spec import InvalidArgument
+
+__all__ = ["COMPOSITION_KIND", "add_account_parser", "check_composition", "check_composition_file", "compose", "run_account"]
+
+#: A file larger than this is never read as a composition certificate (check's own limits apply to it).
+MAX_COMPOSITION_BYTES = 64 << 20
+
+COMPOSITION_KIND = "expmech-composition"
+COMPOSITION_VERSION = "1"
+
+
+def _rational(text: str, flag: str) -> Fraction:
+    try:
+        return Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        raise InvalidArgument(f"{flag}={text!r} must be a rational (p/q or a decimal)", parameter=flag, value=text) from None
+
+
+def _text(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+
+
+def _component(data: dict[str, Any], label: str) -> dict[str, Any]:
+    """η and what it rests on, from a sealed certificate that checked; InvalidArgument when it certifies no ε."""
+    from ..certificate._build import Certificate
+
+    statement = Certificate(data).statement
+    predicate = statement["predicate"]
+    if predicate.get("epsilon") is None:
+        raise InvalidArgument(f"certificate {label} certifies no ε", parameter="certificate", value=label)
+    claims = {claim["id"]: claim for claim in predicate["claims"]}
+    bounded = claims.get("bounded-range")
+    eta: Fraction | None = None
+    source = ""
+    if bounded is not None and bounded["status"] == "PROVED" and bounded["eta"] is not None:
+        eta, source = Fraction(bounded["eta"]), "bounded-range claim"
+    try:
+        epsilon = Fraction(predicate["epsilon"])
+    except ValueError:
+        epsilon = None
+    if epsilon is not None and (eta is None or 2 * epsilon < eta):
+        eta, source = 2 * epsilon, "2ε (an ε-DP mechanism's loss lies in [−ε, ε])"
+    if eta is None:
+        raise InvalidArgument(
+            f"certificate {label} certifies ε = {predicate['epsilon']} (not a constant) and no bounded-range η",
+            parameter="certificate",
+            value=label,
+        )
+    return {"digest": data["digest"]["value"], "eta": eta, "source": source, "statement": statement}
+
+
+def _witness(component: dict[str, Any], times: int) -> Any:
+    """The k-fold exact PLD of the bounded-range witness pair, for a finite range; None otherwise."""
+    from ..accounting import WitnessComposition
+    from ..certificate._inputs import FiniteRange, decode_value, inputs_from_json
+
+    predicate = component["statement"]["predicate"]
+    claims = {claim["id"]: claim for claim in predicate["claims"]}
+    pair = claims.get("bounded-range", {}).get("witness")
+    inputs = inputs_from_json(predicate)
+    if pair is None or not isinstance(inputs.range, FiniteRange):
+        return None
+    quality, eps0 = inputs.quality, inputs.epsilon0
+    d1, d2 = list(decode_value(pair["dataset1"])), list(decode_value(pair["dataset2"]))
+    outputs = inputs.range.outputs
+    try:
+        return WitnessComposition(
+            tuple(inputs.range.base_measure),
+            tuple(eps0 * Fraction(quality(d1, r)) for r in outputs),
+            tuple(eps0 * Fraction(quality(d2, r)) for r in outputs),
+            times,
+        )
+    except InvalidArgument:
+        return None
+
+
+def compose(components: list[dict[str, Any]], times: list[int], *, epsilon: Fraction | None, delta: Fraction | None, adaptive: bool) -> dict[str, Any]:
+    """The answer of ``expmech account`` as JSON-ready data (exact rationals as strings)."""
+    from ..accounting import AdaptiveComposition, OptimalComposition, ZCDPComposition
+
+    pairs = tuple((c["eta"], k) for c, k in zip(components, times))
+    curve = AdaptiveComposition(pairs) if adaptive else OptimalComposition(pairs)
+    zcdp = ZCDPComposition(pairs)
+    answer: dict[str, Any] = {
+        "curve": "adaptive (Durfee–Rogers Azuma bound, zCDP, pure)" if adaptive else "optimal non-adaptive (Dong–Durfee–Rogers 2020)",
+        "exact": (not adaptive) and len({eta for eta, _ in pairs}) == 1,
+        "components": [{"digest": c["digest"], "eta": _text(c["eta"]), "eta_from": c["source"], "times": k} for c, k in zip(components, times)],
+        "zcdp_rho": _text(zcdp.rho),
+    }
+    witness = _witness(components[0], times[0]) if len(components) == 1 else None
+    if epsilon is not None:
+        answer["epsilon"] = _text(epsilon)
+        answer["delta"] = curve.delta(epsilon).as_json()
+        answer["zcdp_delta"] = zcdp.delta(epsilon).as_json()
+        if witness is not None:
+            answer["witness_lower_bound"] = {"delta": witness.delta(epsilon).as_json()}
+    else:
+        assert delta is not None
+        answer["delta"] = _text(delta)
+        answer["epsilon"] = curve.epsilon(delta).as_json()
+        answer["zcdp_epsilon"] = zcdp.epsilon(delta).as_json()
+        if witness is not None:
+            answer["witness_lower_bound"] = {"epsilon": _text(witness.epsilon_lower(delta))}
+    return answer
+
+
+def _render_text(answer: dict[str, Any]) -> str:
+    lines = [f"curve: {answer['curve']}" + ("" if answer["exact"] else " (a sound enclosure, not the exact optimum)" if "non-adaptive" in answer["curve"] else "")]
+    for c in answer["components"]:
+        lines.append(f"  {c['times']} × sha256:{c['digest'][:12]}…  η = {c['eta']} ({c['eta_from']})")
+    if isinstance(answer["delta"], dict):
+        d = answer["delta"]
+        lines.append(f"δ(ε = {answer['epsilon']}) <= {float(Fraction(d['upper'])):.6g}   enclosure [{d['lower']}, {d['upper']}]")
+        if "witness_lower_bound" in answer:
+            lines.append(f"  lower bound (witness pair, exact PLD): δ >= {float(Fraction(answer['witness_lower_bound']['delta']['lower'])):.6g}")
+        lines.append(f"  zCDP (ρ = {answer['zcdp_rho']}): δ <= {float(Fraction(answer['zcdp_delta']['upper'])):.6g}")
+    else:
+        e = answer["epsilon"]
+        lines.append(f"ε(δ = {answer['delta']}) <= {float(Fraction(e['upper'])):.10g}   enclosure [{e['lower']}, {e['upper']}]")
+        if "witness_lower_bound" in answer:
+            lines.append(f"  lower bound (witness pair, exact PLD): ε >= {float(Fraction(answer['witness_lower_bound']['epsilon'])):.6g}")
+        lines.append(f"  zCDP (ρ = {answer['zcdp_rho']}): ε <= {float(Fraction(answer['zcdp_epsilon']['upper'])):.6g}")
+    return "\n".join(lines)
+
+
+def _load(path: str) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise InvalidArgument(f"certificate {path!r} cannot be read: {error}", parameter="certificate", value=path) from None
+    if not isinstance(data, dict):
+        raise InvalidArgument(f"certificate {path!r} is not a JSON object", parameter="certificate", value=path)
+    return data
+
+
+def _checked(data: dict[str, Any], label: str) -> int:
+    """0 when the certificate checks and certifies ε-DP; else its check exit code (with a message)."""
+    from ..certificate._check import CheckOutcome, check_certificate
+
+    report = check_certificate(data)
+    if report.outcome is CheckOutcome.CERTIFIES_DP:
+        return 0
+    if report.outcome is CheckOutcome.NO_DP_CLAIM:
+        raise InvalidArgument(f"certificate {label} certifies no ε: {report.summary}", parameter="certificate", value=label)
+    print(f"expmech account: certificate {label}: {report.summary}", file=sys.stderr)
+    return report.exit_code
+
+
+def run_account(args: argparse.Namespace) -> int:
+    """The ``account`` subcommand (see the module docstring for exit codes)."""
+    epsilon = delta = None
+    if args.epsilon is not None:
+        epsilon = _rational(args.epsilon, "--epsilon")
+        if epsilon <= 0:
+            raise InvalidArgument(f"--epsilon={args.epsilon} must be > 0", parameter="--epsilon", value=args.epsilon)
+    if args.delta is not None:
+        delta = _rational(args.delta, "--delta")
+        if not 0 < delta < 1:
+            raise InvalidArgument(f"--delta={args.delta} must be in (0, 1)", parameter="--delta", value=args.delta)
+    times = list(args.times)
+    if any(k < 1 for k in times):
+        bad = next(k for k in times if k < 1)
+        raise InvalidArgument(f"--times={bad} must be an integer >= 1", parameter="--times", value=bad)
+    if len(times) == 1:
+        times = times * len(args.certificates)
+    if len(times) != len(args.certificates):
+        raise InvalidArgument(
+            f"--times is given {len(args.times)} times for {len(args.certificates)} certificates (give it once, or once per certificate)",
+            parameter="--times",
+            value=args.times,
+        )
+    components = []
+    for path in args.certificates:
+        data = _load(path)
+        code = _checked(data, path)
+        if code:
+            return code
+        components.append(_component(data, path))
+    answer = compose(components, times, epsilon=epsilon, delta=delta, adaptive=args.adaptive)
+    if args.output:
+        from ..certificate._canonical import sha256_hex
+
+        body = {
+            "kind": COMPOSITION_KIND,
+            "version": COMPOSITION_VERSION,
+            "adaptive": bool(args.adaptive),
+            "query": {"epsilon": _text(epsilon)} if epsilon is not None else {"delta": _text(delta)},  # type: ignore[arg-type]
+            "components": [{"digest": c["digest"], "times": k, "certificate": _load(p)} for c, k, p in zip(components, times, args.certificates)],
+            "result": answer,
+        }
+        Path(args.output).write_text(json.dumps({"composition": body, "digest": {"algorithm": "sha256", "value": sha256_hex(body)}}, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(answer, indent=1) if args.format == "json" else _render_text(answer))
+    return 0
+
+
+def check_composition(data: dict[str, Any]) -> tuple[int, str]:
+    """Re-derive a composition certificate: its digest, every component (checked, digest matching), and the result.
+
+    Returns ``(exit code, message)``: 0 when every part re-derives equal, 1 otherwise, 3 if a component certifies no ε.
+    """
+    from ..certificate._canonical import sha256_hex
+
+    body = data.get("composition")
+    if not isinstance(body, dict) or body.get("kind") != COMPOSITION_KIND or body.get("version") != COMPOSITION_VERSION:
+        return 1, "not a composition certificate of a known version"
+    if sha256_hex(body) != data.get("digest", {}).get("value"):
+        return 1, "the digest does not match the composition"
+    components, times = [], []
+    for index, item in enumerate(body.get("components", [])):
+        cert = item.get("certificate")
+        if not isinstance(cert, dict) or cert.get("digest", {}).get("value") != item.get("digest"):
+            return 1, f"component {index + 1}: its certificate does not have the digest it is named by"
+        code = _checked(cert, f"component {index + 1}")
+        if code:
+            return code, f"component {index + 1} does not check"
+        components.append(_component(cert, f"component {index + 1}"))
+        times.append(int(item["times"]))
+    if not components:
+        return 1, "no components"
+    query = body.get("query", {})
+    epsilon = Fraction(query["epsilon"]) if "epsilon" in query else None
+    delta = Fraction(query["delta"]) if "delta" in query else None
+    fresh = compose(components, times, epsilon=epsilon, delta=delta, adaptive=bool(body.get("adaptive")))
+    if fresh != body.get("result"):
+        return 1, "the recorded result differs from the re-derived one"
+    shown = fresh["delta"] if isinstance(fresh["delta"], dict) else fresh["epsilon"]
+    return 0, f"composition re-derived: {'δ' if isinstance(fresh['delta'], dict) else 'ε'} <= {shown['upper']}"
+
+
+def check_composition_file(path: str) -> tuple[int, str] | None:
+    """``check_composition`` of the file at ``path`` if it is a composition certificate; None if it is not one."""
+    try:
+        file = Path(path)
+        if not file.is_file() or file.stat().st_size > MAX_COMPOSITION_BYTES:
+            return None
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or "composition" not in data:
+        return None
+    try:
+        return check_composition(data)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError) as error:
+        return 1, f"malformed composition certificate: {type(error).__name__}: {error}"
+
+
+def add_account_parser(commands: Any) -> None:
+    """Register ``expmech account`` on the subcommand parsers."""
+    account = commands.add_parser("account", help="compose certified mechanisms: (ε, δ) as an exact enclosure")
+    account.add_argument("certificates", nargs="+")
+    account.add_argument("--times", type=int, action="append", required=True, help="how many times each certificate's mechanism runs (once for all, or once per certificate)")
+    which = account.add_mutually_exclusive_group(required=True)
+    which.add_argument("--epsilon", default=None, help="report δ(ε) at this ε > 0 (p/q or a decimal)")
+    which.add_argument("--delta", default=None, help="report ε(δ) at this δ in (0, 1)")
+    account.add_argument("--adaptive", action="store_true", help="adaptive composition (a sound bound; also for peeling top-k)")
+    account.add_argument("--format", choices=("text", "json"), default="text")
+    account.add_argument("-o", "--output", default=None, help="write a composition certificate that expmech check re-derives")
+

@@ -1,0 +1,97 @@
+"""expmech account: enclosures from certificates, the flags' errors, and composition certificates that check re-derives."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from expmech.impl import WRONG_CATALOGUE, catalogue_entry
+from expmech.proofs import certify
+from expmech.proofs.accounting import AdaptiveComposition, OptimalComposition
+from expmech.proofs.certificate._canonical import sha256_hex
+from expmech.proofs.cli import main
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Certificates of mode (η = 1) and mode add-remove (η = 1/2), and one certifying no ε."""
+    root = tmp_path_factory.mktemp("account")
+    out = {}
+    for name in ("mode", "mode-add-remove"):
+        e = catalogue_entry(name)
+        out[name] = certify(e.quality, epsilon=e.epsilon, neighbours=e.neighbours, claimed=e.claimed_sensitivity, base_measure=e.base_measure).write(root / f"{name}.json")
+    wrong = WRONG_CATALOGUE[0]
+    out["wrong"] = certify(wrong.quality, epsilon=wrong.epsilon, neighbours=wrong.neighbours, claimed=wrong.claimed_sensitivity).write(root / "wrong.json")
+    return out
+
+
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, dict]:
+    code = main(argv)
+    out = capsys.readouterr().out
+    return code, (json.loads(out) if code == 0 else {})
+
+
+def test_delta_is_the_optimal_curve_of_the_certified_eta(certs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """δ(ε) of K runs equals the exact optimal curve at the certificate's η, with the witness lower bound below it."""
+    code, answer = _json(capsys, ["account", str(certs["mode"]), "--times", "5", "--epsilon", "2", "--format", "json"])
+    assert code == 0 and answer["exact"] is True
+    expected = OptimalComposition([(Fraction(1), 5)]).delta(Fraction(2))
+    assert Fraction(answer["delta"]["upper"]) == expected.upper and Fraction(answer["delta"]["lower"]) == expected.lower
+    assert Fraction(answer["witness_lower_bound"]["delta"]["lower"]) <= expected.upper
+    assert Fraction(answer["zcdp_delta"]["upper"]) >= expected.upper
+
+
+def test_epsilon_of_delta_and_adaptive(certs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """ε(δ) per certificate counts; --adaptive gives the adaptive bound, never below the non-adaptive optimum."""
+    argv = ["account", str(certs["mode"]), str(certs["mode-add-remove"]), "--times", "3", "--times", "4", "--delta", "1/1000", "--format", "json"]
+    code, plain = _json(capsys, argv)
+    assert code == 0 and plain["exact"] is False
+    assert [c["times"] for c in plain["components"]] == [3, 4] and [c["eta"] for c in plain["components"]] == ["1", "1/2"]
+    code, adaptive = _json(capsys, argv + ["--adaptive"])
+    assert code == 0
+    assert Fraction(adaptive["epsilon"]["upper"]) >= Fraction(plain["epsilon"]["lower"])
+    assert Fraction(adaptive["epsilon"]["upper"]) == AdaptiveComposition([(Fraction(1), 3), (Fraction(1, 2), 4)]).epsilon(Fraction(1, 1000)).upper
+
+
+@pytest.mark.parametrize("extra,flag", [
+    (["--times", "0", "--epsilon", "1"], "--times"),
+    (["--times", "2", "--epsilon", "0"], "--epsilon"),
+    (["--times", "2", "--epsilon", "-1/2"], "--epsilon"),
+    (["--times", "2", "--delta", "1"], "--delta"),
+    (["--times", "2", "--delta", "0"], "--delta"),
+    (["--times", "2", "--delta", "abc"], "--delta"),
+    (["--times", "2", "--times", "3", "--epsilon", "1"], "--times"),
+    (["--times", "2"], "--epsilon"),
+])
+def test_bad_flags_exit_2_naming_the_flag(certs: dict[str, Path], capsys: pytest.CaptureFixture[str], extra: list[str], flag: str) -> None:
+    """ε <= 0, δ outside (0, 1), K < 1, a --times count that fits no certificate: exit 2 naming the flag."""
+    assert main(["account", str(certs["mode"]), *extra]) == 2
+    assert flag in capsys.readouterr().err
+
+
+def test_a_certificate_certifying_no_epsilon_exits_2(certs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """A component that certifies no ε is a usage error naming the certificate."""
+    assert main(["account", str(certs["wrong"]), "--times", "2", "--epsilon", "1"]) == 2
+    assert "certifies no ε" in capsys.readouterr().err
+
+
+def test_composition_certificate_is_rederived_by_check(certs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """-o writes a composition certificate check accepts; a resealed edit of its result or a component is rejected."""
+    path = tmp_path / "composition.json"
+    assert main(["account", str(certs["mode"]), "--times", "4", "--epsilon", "3/2", "-o", str(path)]) == 0
+    assert main(["check", str(path)]) == 0
+    data = json.loads(path.read_text())
+    data["composition"]["result"]["delta"]["upper"] = "1/1000000000"
+    data["digest"]["value"] = sha256_hex(data["composition"])
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(data))
+    assert main(["check", str(forged)]) == 1
+    data = json.loads(path.read_text())
+    data["composition"]["components"][0]["times"] = 1
+    data["digest"]["value"] = sha256_hex(data["composition"])
+    forged.write_text(json.dumps(data))
+    assert main(["check", str(forged)]) == 1
+    capsys.readouterr()
