@@ -15,6 +15,7 @@ __all__ = [
     "AuditStatus",
     "CellEvidence",
     "ChiSquare",
+    "Deviation",
     "EmpiricalPrivacy",
     "ExactFinding",
     "MissingDependency",
@@ -28,14 +29,18 @@ __all__ = [
 class AuditStatus(enum.Enum):
     """The verdict of a sequential audit.
 
-    ``REJECTED``: the e-process crossed ``1/α`` — the sampler does not sample
-    the exact law (false-alarm rate at most α).  ``CONSISTENT``: it did not
-    within the draws used; the power statements say which bugs that run would
-    have caught.
+    ``REJECTED``: the sampler does not sample the exact law — the e-process
+    crossed ``2/α``, or the fixed-N chi-square at ``max_draws`` rejected at
+    ``α/2`` (false-alarm rate of the verdict at most α).  ``VIOLATION``: an
+    exact check found that the law the library uses breaks the ε it promises
+    (whatever the sampler test says; the result's ``rejected`` tells that
+    too).  ``CONSISTENT``: neither; the detectable deviation says what the
+    run would have caught.
     """
 
     CONSISTENT = "consistent"
     REJECTED = "rejected"
+    VIOLATION = "violation"
 
     def __str__(self) -> str:
         return self.name
@@ -107,12 +112,37 @@ class CellEvidence:
 
 @dataclass(frozen=True)
 class ChiSquare:
-    """A fixed-N Pearson chi-square on the same draws (cells pooled to expected >= 5), for comparison only."""
+    """A Pearson chi-square on the draws used (cells pooled to expected >= 5).
+
+    With ``decides`` (the run reached ``max_draws``, an N fixed in advance) it
+    is part of the verdict: ``pvalue`` is the Monte Carlo rank p-value against
+    ``replicates`` simulated null statistics, compared with ``level`` (α/2).
+    Without (the e-process stopped the run early) it is the asymptotic
+    p-value on the draws used, for comparison only.
+    """
 
     statistic: float
     dof: int
     pvalue: float
     cells: int
+    decides: bool = False
+    level: float | None = None
+    replicates: int = 0
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """The smallest deviation of a stated shape this configuration catches with simulated power >= 0.8.
+
+    ``size`` is a TV distance (or a privacy-loss excess in nats, by
+    ``shape``), ``inf`` if no size up to the largest tried reached 0.8;
+    ``power`` the simulated power at ``size`` over ``replicates`` seeded runs.
+    """
+
+    size: float
+    power: float
+    replicates: int
+    shape: str
 
 
 @dataclass(frozen=True)
@@ -164,7 +194,12 @@ class AuditResult:
     ``alpha`` the stated false-alarm rate; ``power`` what the run would catch;
     ``closest`` the named alternative the data favour most (or
     ``"nonparametric"``); ``evidence`` counts next to the exact law;
-    ``trajectory`` ``ln E_t`` after each draw.  ``mapping`` and ``findings``
+    ``trajectory`` ``ln E_t`` after each draw; ``rejected_by`` the part of the
+    verdict that rejected (``"e-process"`` or ``"fixed-N chi-square"``);
+    ``sequential_alpha`` the share of α the e-process had (α/2 when the
+    chi-square takes the other half); ``detectable`` the smallest TV deviation
+    the run would have caught with power >= 0.8, ``detectable_excess`` the
+    privacy-loss excess likewise (with a neighbour).  ``mapping`` and ``findings``
     come from library adapters: how the library's parameters map onto the exact
     reference, and float decisions re-decided exactly.
     """
@@ -188,11 +223,15 @@ class AuditResult:
     findings: tuple[ExactFinding, ...] = ()
     notes: tuple[str, ...] = ()
     statistic: str = "ln of a mixture likelihood ratio (e-process) against the exact law"
+    rejected_by: str | None = None
+    sequential_alpha: Fraction | None = None
+    detectable: Deviation | None = None
+    detectable_excess: Deviation | None = None
 
     @property
     def rejected(self) -> bool:
-        """Whether the status is REJECTED."""
-        return self.status is AuditStatus.REJECTED
+        """Whether the sampler test rejected (``rejected_by`` names the part that did), whatever the status."""
+        return self.rejected_by is not None or self.status is AuditStatus.REJECTED
 
     @property
     def violations(self) -> tuple[ExactFinding, ...]:
