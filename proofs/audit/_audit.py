@@ -195,6 +195,9 @@ def audit_sampler(
     cells = pooled_cells(*lo_hi) if lo_hi is not None else None
     fixed = calibrate(*lo_hi, draws=max_draws, level=float(level) / 2, seed=seed) if lo_hi is not None else None
     sequential = level / 2 if fixed is not None else level
+    if fixed is None and lo_hi is not None:
+        notes = (*notes, "no fixed-N chi-square (fewer than two cells of expected count >= 5, or α too small to "
+                 "calibrate by simulation): the e-process has all of α")
     process = EProcess(law.outcome_count, [a.probabilities for a in alternatives], max_draws=max_draws, cells=cells)
     source = _Draws(sampler, law, dataset, "audited")
     counts: Counter[int] = Counter()
@@ -267,6 +270,7 @@ def audit_sampler(
         sequential_alpha=sequential,
         detectable=deviation,
         detectable_excess=excess,
+        seed=seed,
     )
 
 

@@ -26,6 +26,8 @@ import numpy as np
 __all__ = ["FixedNTest", "calibrate"]
 
 _MIN_EXPECTED = 5.0
+#: The most null cell counts a calibration simulates (B × cells); above it (a tiny α) there is no fixed-N test.
+_MAX_WORK = 50_000_000
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,9 @@ def calibrate(
 
     ``null_lo``/``null_hi`` are rigorous float bounds of the exact law.  The
     default ``replicates`` gives at least 20 simulated statistics beyond the
-    critical value.  ``None`` when fewer than two cells remain after pooling.
+    critical value.  ``None`` when fewer than two cells remain after pooling,
+    or when ``B × cells`` would exceed 5·10⁷ (a tiny level): the caller then
+    gives the e-process all of α.
     """
     mid = (null_lo + null_hi) / 2
     probabilities = mid / mid.sum()
@@ -118,6 +122,8 @@ def calibrate(
     expected = draws * cell_probabilities / cell_probabilities.sum()
     tv = 2 * float(np.sum(null_hi - null_lo)) + abs(math.fsum(probabilities.tolist()) - 1) + null_lo.size * 2.0**-50
     count = replicates or max(999, math.ceil(20 / level) - 1)
+    if count * cells > _MAX_WORK:
+        return None
     rng = np.random.default_rng(seed)
     simulated = []
     batch = max(1, 2_000_000 // max(cells, 1))

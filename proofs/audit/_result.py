@@ -199,7 +199,8 @@ class AuditResult:
     ``sequential_alpha`` the share of α the e-process had (α/2 when the
     chi-square takes the other half); ``detectable`` the smallest TV deviation
     the run would have caught with power >= 0.8, ``detectable_excess`` the
-    privacy-loss excess likewise (with a neighbour).  ``mapping`` and ``findings``
+    privacy-loss excess likewise (with a neighbour); ``seed`` the seed of the
+    run's simulations and calibration (a campaign gives each case its own).  ``mapping`` and ``findings``
     come from library adapters: how the library's parameters map onto the exact
     reference, and float decisions re-decided exactly.
     """
@@ -227,6 +228,7 @@ class AuditResult:
     sequential_alpha: Fraction | None = None
     detectable: Deviation | None = None
     detectable_excess: Deviation | None = None
+    seed: int | None = None
 
     @property
     def rejected(self) -> bool:
