@@ -22,7 +22,8 @@ from ._diffprivlib import (
     diffprivlib_quantile,
 )
 from ._common import UnsupportedVersion
-from ._opendp import opendp_noisy_max, opendp_noisy_top_k, opendp_report_noisy_max_gumbel, supported
+from ._opendp import opendp_noisy_max, opendp_noisy_top_k, opendp_report_noisy_max_gumbel
+from ._opendp import supported as _supported
 
 __all__ = [
     "UnsupportedVersion",
@@ -75,18 +76,18 @@ def opendp_cases() -> list[_AuditCase]:
     release raises :class:`UnsupportedVersion`.
     """
     cases = []
-    if supported("make_noisy_max"):
+    if _supported("make_noisy_max"):
         cases += [
             opendp_noisy_max(_SCORES, scale=1.0, neighbour=_NEIGHBOUR),
             opendp_noisy_max(_SCORES, scale=1.0, negate=True, neighbour=_NEIGHBOUR),
             opendp_noisy_max(_SCORES, scale=1.0, output_measure="zero_concentrated_divergence", neighbour=_NEIGHBOUR),
         ]
-    if supported("make_noisy_top_k"):
+    if _supported("make_noisy_top_k"):
         cases += [
             opendp_noisy_top_k(_SCORES, k=2, scale=1.0, neighbour=_NEIGHBOUR),
             opendp_noisy_top_k(_SCORES, k=2, scale=1.0, output_measure="zero_concentrated_divergence", neighbour=_NEIGHBOUR),
         ]
-    if supported("make_report_noisy_max_gumbel"):
+    if _supported("make_report_noisy_max_gumbel"):
         cases += [
             opendp_report_noisy_max_gumbel(_SCORES, scale=1.0, optimize="max", neighbour=_NEIGHBOUR),
             opendp_report_noisy_max_gumbel(_SCORES, scale=1.0, optimize="min", neighbour=_NEIGHBOUR),

@@ -195,7 +195,7 @@ def bench_false_alarms(runs: int) -> list[dict]:
 def bench_campaign(repeats: int = 1) -> list[dict]:
     """Wall time of the demonstration campaign (5 cases) on a LocalCluster of 1 and of 2 worker processes."""
     rows = []
-    options = {"max_draws": 20_000, "power_replicates": 50, "privacy_draws": 500}
+    options = {"max_draws": 5_000, "power_replicates": 20, "privacy_draws": 500}
     for workers in (1, 2):
         times = []
         for _ in range(repeats):
