@@ -7,7 +7,7 @@ import pytest
 
 from expmech.proofs.cli import main
 
-FAST = ["--max-draws", "1500", "--power-replicates", "20", "--privacy-draws", "200"]
+FAST = ["--max-draws", "1500", "--power-replicates", "20", "--privacy-draws", "200", "--serial"]
 
 
 def test_correct_samplers_exit_zero_with_a_text_report(capsys):
@@ -45,6 +45,8 @@ def test_html_report_is_written_to_a_file(tmp_path, capsys):
         ["expmech.proofs.audit:demo_cases", "--alpha", "abc"],
         ["expmech.proofs.audit:demo_cases", "--alpha", "3/2"],
         ["expmech.proofs.audit:demo_cases", "--max-draws", "0"],
+        ["expmech.proofs.audit:demo_cases", "--detectable", "1/2"],
+        ["expmech.proofs.audit:demo_cases", "--detectable", "x"],
     ],
 )
 def test_usage_errors_exit_two(arguments, capsys):

@@ -21,9 +21,12 @@ from ._diffprivlib import (
     diffprivlib_permute_and_flip,
     diffprivlib_quantile,
 )
+from ._common import UnsupportedVersion
 from ._opendp import opendp_noisy_max, opendp_noisy_top_k, opendp_report_noisy_max_gumbel
+from ._opendp import supported as _supported
 
 __all__ = [
+    "UnsupportedVersion",
     "diffprivlib_cases",
     "diffprivlib_exponential",
     "diffprivlib_exponential_categorical",
@@ -66,16 +69,30 @@ def diffprivlib_cases(seed: int = 0) -> list[_AuditCase]:
 
 
 def opendp_cases() -> list[_AuditCase]:
-    """OpenDP's make_noisy_max (both measures, and negated), make_noisy_top_k (both), make_report_noisy_max_gumbel (max, min)."""
-    return [
-        opendp_noisy_max(_SCORES, scale=1.0, neighbour=_NEIGHBOUR),
-        opendp_noisy_max(_SCORES, scale=1.0, negate=True, neighbour=_NEIGHBOUR),
-        opendp_noisy_max(_SCORES, scale=1.0, output_measure="zero_concentrated_divergence", neighbour=_NEIGHBOUR),
-        opendp_noisy_top_k(_SCORES, k=2, scale=1.0, neighbour=_NEIGHBOUR),
-        opendp_noisy_top_k(_SCORES, k=2, scale=1.0, output_measure="zero_concentrated_divergence", neighbour=_NEIGHBOUR),
-        opendp_report_noisy_max_gumbel(_SCORES, scale=1.0, optimize="max", neighbour=_NEIGHBOUR),
-        opendp_report_noisy_max_gumbel(_SCORES, scale=1.0, optimize="min", neighbour=_NEIGHBOUR),
-    ]
+    """OpenDP's make_noisy_max (both measures, and negated), make_noisy_top_k (both), make_report_noisy_max_gumbel (max, min).
+
+    Only the measurements the installed release has (``make_noisy_max`` and
+    ``make_noisy_top_k`` from 0.14); calling their adapters on an older
+    release raises :class:`UnsupportedVersion`.
+    """
+    cases = []
+    if _supported("make_noisy_max"):
+        cases += [
+            opendp_noisy_max(_SCORES, scale=1.0, neighbour=_NEIGHBOUR),
+            opendp_noisy_max(_SCORES, scale=1.0, negate=True, neighbour=_NEIGHBOUR),
+            opendp_noisy_max(_SCORES, scale=1.0, output_measure="zero_concentrated_divergence", neighbour=_NEIGHBOUR),
+        ]
+    if _supported("make_noisy_top_k"):
+        cases += [
+            opendp_noisy_top_k(_SCORES, k=2, scale=1.0, neighbour=_NEIGHBOUR),
+            opendp_noisy_top_k(_SCORES, k=2, scale=1.0, output_measure="zero_concentrated_divergence", neighbour=_NEIGHBOUR),
+        ]
+    if _supported("make_report_noisy_max_gumbel"):
+        cases += [
+            opendp_report_noisy_max_gumbel(_SCORES, scale=1.0, optimize="max", neighbour=_NEIGHBOUR),
+            opendp_report_noisy_max_gumbel(_SCORES, scale=1.0, optimize="min", neighbour=_NEIGHBOUR),
+        ]
+    return cases
 
 
 def library_cases(seed: int = 0) -> list[_AuditCase]:

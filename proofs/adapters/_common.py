@@ -9,9 +9,13 @@ from typing import Any
 
 from expmech.spec.internal import as_rational
 
-from ..audit._result import ExactFinding, require
+from ..audit._result import ExactFinding, MissingDependency, require
 
-__all__ = ["ScoreTable", "exact_vector", "finding", "library_version", "load", "rational_text"]
+__all__ = ["ScoreTable", "UnsupportedVersion", "exact_vector", "finding", "library_version", "load", "rational_text"]
+
+
+class UnsupportedVersion(MissingDependency):
+    """The installed release of a library lacks the API an adapter needs; the message names both versions."""
 
 
 class ScoreTable:

@@ -1,7 +1,11 @@
 """OpenDP's noisy-max and top-k measurements, mapped onto expmech's exact laws.
 
 Conventions (OpenDP 0.16, ``rust/src/measurements/noisy_max`` and
-``noisy_top_k``), each checked by the tests against the library:
+``noisy_top_k``), each checked by the tests against the library.  Releases
+from 0.12 are covered as far as they have the measurement (:data:`SINCE`:
+``make_noisy_max`` and ``make_noisy_top_k`` from 0.14,
+``make_report_noisy_max_gumbel`` from 0.12); asking for one the installed
+release lacks raises :class:`UnsupportedVersion` naming both versions.
 
 * The input is a score vector under ``linf_distance`` (``monotonic=True`` or
   not); its privacy map first turns an L∞ distance ``d`` into a *range*
@@ -39,9 +43,9 @@ from expmech.spec import InvalidArgument
 
 from ..audit._cases import AuditCase
 from ..audit._result import ExactFinding
-from ._common import ScoreTable, exact_vector, finding, library_version, load, rational_text
+from ._common import ScoreTable, UnsupportedVersion, exact_vector, finding, library_version, load, rational_text
 
-__all__ = ["opendp_noisy_max", "opendp_noisy_top_k", "opendp_report_noisy_max_gumbel"]
+__all__ = ["SINCE", "opendp_noisy_max", "opendp_noisy_top_k", "opendp_report_noisy_max_gumbel", "supported"]
 
 _MEASURES = ("max_divergence", "zero_concentrated_divergence")
 
@@ -52,9 +56,39 @@ def _prelude() -> Any:
     return dp
 
 
+#: The first OpenDP release with each measurement the adapters cover.
+SINCE = {"make_noisy_max": "0.14", "make_noisy_top_k": "0.14", "make_report_noisy_max_gumbel": "0.12"}
+_REMOVED = {"make_report_noisy_max_gumbel": "a later release"}
+
+
+def _function(dp: Any, name: str) -> Any:
+    """``dp.m.<name>``, or :class:`UnsupportedVersion` naming the installed release and the first that has it."""
+    function = getattr(dp.m, name, None)
+    if function is None:
+        installed = library_version("opendp")
+        raise UnsupportedVersion(
+            f"opendp {installed} has no measurements.{name} (the adapter covers it from OpenDP {SINCE[name]}"
+            + (f" until {_REMOVED[name]}" if name in _REMOVED else "")
+            + f"); install a release that has it, e.g. pip install 'opendp>={SINCE[name]}'"
+        )
+    return function
+
+
+def supported(name: str) -> bool:
+    """Whether the installed OpenDP has the measurement ``name`` (a key of :data:`SINCE`)."""
+    return hasattr(_prelude().m, name)
+
+
 def _space(dp: Any, scores: Sequence[Any], monotonic: bool) -> tuple[Any, Any, type]:
     kind: type = int if all(isinstance(s, int) and not isinstance(s, bool) for s in scores) else float
-    domain = dp.vector_domain(dp.atom_domain(T=kind, nan=False) if kind is float else dp.atom_domain(T=kind))
+    if kind is float:
+        try:
+            atom = dp.atom_domain(T=kind, nan=False)
+        except TypeError:  # OpenDP < 0.13: no ``nan`` flag; its float atom domain is non-nullable by default
+            atom = dp.atom_domain(T=kind)
+    else:
+        atom = dp.atom_domain(T=kind)
+    domain = dp.vector_domain(atom)
     return domain, dp.linf_distance(T=kind, monotonic=monotonic), kind
 
 
@@ -184,7 +218,7 @@ def opendp_noisy_max(
     """
     dp = _prelude()
     domain, metric, _ = _space(dp, scores, monotonic)
-    measurement = dp.m.make_noisy_max(domain, metric, _measure(dp, output_measure), scale=scale, negate=negate)
+    measurement = _function(dp, "make_noisy_max")(domain, metric, _measure(dp, output_measure), scale=scale, negate=negate)
     outputs = list(range(len(scores)))
     quality = ScoreTable(outputs, sign=-1 if negate else 1)
     pure = output_measure == "max_divergence"
@@ -226,7 +260,7 @@ def opendp_noisy_top_k(
     """
     dp = _prelude()
     domain, metric, _ = _space(dp, scores, monotonic)
-    measurement = dp.m.make_noisy_top_k(domain, metric, _measure(dp, output_measure), k=k, scale=scale, negate=negate)
+    measurement = _function(dp, "make_noisy_top_k")(domain, metric, _measure(dp, output_measure), k=k, scale=scale, negate=negate)
     outputs = list(range(len(scores)))
     quality = ScoreTable(outputs, sign=-1 if negate else 1)
     pure = output_measure == "max_divergence"
@@ -264,17 +298,13 @@ def opendp_report_noisy_max_gumbel(
 ) -> AuditCase:
     """An audit case for the deprecated ``make_report_noisy_max_gumbel``: the exponential mechanism, ε = 1/scale.
 
-    ``optimize="min"`` negates the scores.  :class:`MissingDependency` if the
-    installed OpenDP no longer has the function.
+    ``optimize="min"`` negates the scores.  :class:`UnsupportedVersion` if the
+    installed OpenDP does not have the function.
     """
     if optimize not in ("max", "min"):
         raise InvalidArgument(f"optimize={optimize!r} must be 'max' or 'min'", parameter="optimize", value=optimize)
     dp = _prelude()
-    function = getattr(dp.m, "make_report_noisy_max_gumbel", None)
-    if function is None:
-        from ..audit._result import MissingDependency
-
-        raise MissingDependency(f"opendp {library_version('opendp')} has no make_report_noisy_max_gumbel")
+    function = _function(dp, "make_report_noisy_max_gumbel")
     domain, metric, _ = _space(dp, scores, monotonic)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -14,23 +14,26 @@ from expmech.spec.internal import lazy_exports as _lazy_exports
 _EXPORTS = {
     "._assert": ("SamplerMismatch", "assert_sampler_matches"),
     "._audit": ("audit_sampler",),
+    "._campaign": ("case_seed", "run_campaign"),
     "._cases": ("AuditCase", "demo_cases", "demo_exact_cases"),
     "._reference": ("Alternative", "ReferenceLaw", "reference_law"),
-    "._render": ("audit_json", "render_html", "render_json", "render_text"),
-    "._result": ("AuditResult", "AuditStatus", "CellEvidence", "ChiSquare", "EmpiricalPrivacy", "ExactFinding", "MissingDependency", "PowerStatement", "SamplerError", "SamplerFailed", "SamplerOutOfRange"),
+    "._render": ("audit_json", "render_html", "render_json", "render_text", "verdict_line"),
+    "._result": ("AuditResult", "AuditStatus", "CellEvidence", "ChiSquare", "Deviation", "EmpiricalPrivacy", "ExactFinding", "MissingDependency", "PowerStatement", "SamplerError", "SamplerFailed", "SamplerOutOfRange"),
 }
 
 if _typing.TYPE_CHECKING:
     from ._assert import SamplerMismatch, assert_sampler_matches
     from ._audit import audit_sampler
+    from ._campaign import case_seed, run_campaign
     from ._cases import AuditCase, demo_cases, demo_exact_cases
     from ._reference import Alternative, ReferenceLaw, reference_law
-    from ._render import audit_json, render_html, render_json, render_text
+    from ._render import audit_json, render_html, render_json, render_text, verdict_line
     from ._result import (
         AuditResult,
         AuditStatus,
         CellEvidence,
         ChiSquare,
+        Deviation,
         EmpiricalPrivacy,
         ExactFinding,
         MissingDependency,
@@ -49,6 +52,7 @@ __all__ = [
     "AuditStatus",
     "CellEvidence",
     "ChiSquare",
+    "Deviation",
     "EmpiricalPrivacy",
     "ExactFinding",
     "MissingDependency",
@@ -61,10 +65,13 @@ __all__ = [
     "assert_sampler_matches",
     "audit_json",
     "audit_sampler",
+    "case_seed",
     "demo_cases",
     "demo_exact_cases",
     "reference_law",
     "render_html",
     "render_json",
     "render_text",
+    "run_campaign",
+    "verdict_line",
 ]

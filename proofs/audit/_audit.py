@@ -14,13 +14,16 @@ from expmech.impl import QuantileMechanism
 from expmech.spec import InvalidArgument, InvalidType
 from expmech.spec.internal import as_rational, describe
 
-from ._eprocess import EProcess, simulate_power
+from ._detectable import budget_for, detectable_excess, detectable_tv, verdict_power
+from ._eprocess import EProcess, component_names, pooled_cells
+from ._fixed_n import calibrate
 from ._reference import ReferenceLaw, plain, reference_law
 from ._result import (
     AuditResult,
     AuditStatus,
     CellEvidence,
     ChiSquare,
+    Deviation,
     EmpiricalPrivacy,
     ExactFinding,
     PowerStatement,
@@ -32,6 +35,7 @@ from ._result import (
 __all__ = ["audit_sampler"]
 
 _EVIDENCE_ROWS = 20
+_MAX_BUDGET = 10**7
 
 
 def _count(value: Any, name: str, minimum: int) -> int:
@@ -102,13 +106,21 @@ def _as_batch(raw: Any) -> list[Any] | None:
     return None
 
 
+def _target(value: Any) -> float:
+    target = as_rational(value, name="detectable")
+    if not 0 < target < Fraction(1, 2):
+        raise InvalidArgument(f"detectable={describe(value)} must be a TV distance in (0, 1/2)", parameter="detectable", value=value)
+    return float(target)
+
+
 def audit_sampler(
     sampler: Callable[[Any], Any],
     reference: Any,
     dataset: Any,
     *,
     alpha: Any = Fraction(1, 100),
-    max_draws: int = 10_000,
+    max_draws: int | None = None,
+    detectable: Any = Fraction(1, 50),
     neighbour: Any = None,
     privacy_draws: int = 2_000,
     power_replicates: int = 200,
@@ -127,31 +139,65 @@ def audit_sampler(
     :class:`ExponentialTopK`, :class:`PermuteAndFlipTopK` or
     :class:`QuantileMechanism`.
 
-    The test is the mixture e-process of :mod:`expmech.proofs.audit._eprocess`:
-    draws are taken one at a time until ``E_t >= 1/alpha`` (``REJECTED``) or
-    ``max_draws`` is reached (``CONSISTENT``).  Under the null — the sampler
-    samples the exact law — ``P[REJECTED] <= alpha`` however large
-    ``max_draws`` is (Ville's inequality).  ``power_replicates`` seeded
-    simulated runs per named alternative state the power of this very
-    configuration (0 skips them).  With ``neighbour``, ``privacy_draws`` more
-    draws on each dataset give a lower confidence bound (level ``1 − alpha``)
-    on the sampler's privacy loss, beside the exact loss.
+    The verdict has two parts, α split between them (Bonferroni):
+
+    * the mixture e-process of :mod:`expmech.proofs.audit._eprocess`, at
+      ``α/2``: draws are taken one at a time until ``E_t >= 2/α``;
+    * if the run reaches ``max_draws`` (an N fixed in advance), the Pearson
+      chi-square on those draws, calibrated by simulation of the exact law
+      (:mod:`expmech.proofs.audit._fixed_n`), at ``α/2``.
+
+    Either rejecting gives ``REJECTED``; under the null — the sampler samples
+    the exact law — ``P[REJECTED] <= α/2 + α/2 = α`` (Ville's inequality for
+    the first, the rank test for the second).  When the chi-square cannot be
+    formed (a law too large to enumerate, or fewer than two cells) the
+    e-process has all of α.  A library finding (``findings``) that the exact
+    law breaks the promised ε makes the status ``VIOLATION``.
+
+    ``max_draws`` defaults to the draws at which the verdict has power 0.8
+    against every law at TV distance ``detectable`` (asymptotically, from the
+    chi-square part alone).  ``power_replicates`` seeded simulated runs of this
+    very configuration state its power against each named alternative and the
+    smallest TV deviation it catches with power >= 0.8 (and, with
+    ``neighbour``, the smallest privacy-loss excess); 0 skips them.  With
+    ``neighbour``, ``privacy_draws`` more draws on each dataset give a lower
+    confidence bound (level ``1 − alpha``) on the sampler's privacy loss,
+    beside the exact loss.
 
     Raises :class:`SamplerFailed` if the sampler raises,
     :class:`SamplerOutOfRange` if it returns something that is not an
     outcome, and :class:`InvalidArgument` / :class:`InvalidType` for bad
-    options — never a verdict on a sampler that could not be audited.
+    options (a ``detectable`` whose budget exceeds 10**7 draws included) —
+    never a verdict on a sampler that could not be audited.
     """
     if not callable(sampler):
         raise InvalidType(f"sampler={describe(sampler)} must be callable as sampler(dataset)", parameter="sampler", value=sampler)
     level = _alpha(alpha)
-    max_draws = _count(max_draws, "max_draws", 1)
+    target = _target(detectable)
     privacy_draws = _count(privacy_draws, "privacy_draws", 1)
     power_replicates = _count(power_replicates, "power_replicates", 0)
     seed = _count(seed, "seed", 0)
     law = reference_law(reference, dataset)
+    null = law.probabilities() if law.enumerable else None
+    if max_draws is None:
+        max_draws = budget_for(null, target, float(level) / 2)
+        if max_draws > _MAX_BUDGET:
+            raise InvalidArgument(
+                f"detectable={describe(detectable)} needs {max_draws} draws, more than {_MAX_BUDGET}; "
+                "ask for a larger detectable deviation or set max_draws",
+                parameter="detectable",
+                value=detectable,
+            )
+    max_draws = _count(max_draws, "max_draws", 1)
     alternatives = law.alternatives()
-    process = EProcess(law.outcome_count, [a.probabilities for a in alternatives])
+    lo_hi = law.lower_upper() if law.enumerable else None
+    cells = pooled_cells(*lo_hi) if lo_hi is not None else None
+    fixed = calibrate(*lo_hi, draws=max_draws, level=float(level) / 2, seed=seed) if lo_hi is not None else None
+    sequential = level / 2 if fixed is not None else level
+    if fixed is None and lo_hi is not None:
+        notes = (*notes, "no fixed-N chi-square (fewer than two cells of expected count >= 5, or α too small to "
+                 "calibrate by simulation): the e-process has all of α")
+    process = EProcess(law.outcome_count, [a.probabilities for a in alternatives], max_draws=max_draws, cells=cells)
     source = _Draws(sampler, law, dataset, "audited")
     counts: Counter[int] = Counter()
     trajectory: list[float] = []
@@ -162,27 +208,48 @@ def audit_sampler(
             lo, hi = law.float_bounds(index)
             trajectory.append(process.update(index, lo, hi))
             counts[index] += 1
-            if process.rejects(float(level)) or process.draws >= max_draws:
-                rejected = process.rejects(float(level))
+            if process.rejects(float(sequential)) or process.draws >= max_draws:
+                rejected = process.rejects(float(sequential))
                 source.unused += len(batch) - position - 1
                 break
-    names = ["nonparametric (uniform prior)", "nonparametric (centred on the exact law)"] + [a.name for a in alternatives]
+    rejected_by = "e-process" if rejected else None
+    if rejected or fixed is None:
+        chi_square = _chi_square(law, counts, process.draws)
+    else:
+        observed = np.array([counts.get(i, 0) for i in range(law.outcome_count)], dtype=np.int64)
+        statistic = float(fixed.statistics(observed)[0])
+        chi_square = ChiSquare(
+            statistic, fixed.cells - 1, fixed.pvalue(statistic), fixed.cells,
+            decides=True, level=fixed.level, replicates=fixed.replicates,
+        )
+        if bool(fixed.rejects(np.array([statistic]))[0]):
+            rejected_by = "fixed-N chi-square"
+    names = component_names(max_draws, [a.name for a in alternatives])
     closest = names[int(np.argmax(process.components))]
     notes_out = list(notes)
     if source.batched:
         notes_out.append(f"the sampler returned batches; {source.unused} drawn values after the stopping draw were not used")
-    power = _power(law, level, max_draws, power_replicates, seed) if power_replicates else ()
+    simulation = _Simulation(law, alternatives, lo_hi, cells, fixed, float(sequential), max_draws, power_replicates, seed)
+    power = simulation.named() if power_replicates and law.enumerable else ()
+    deviation = simulation.tv() if power_replicates and law.enumerable else None
     if power_replicates and not law.enumerable:
         notes_out.append(f"power not simulated: {law.outcome_count} outcomes are too many to enumerate")
-    privacy = None
+    privacy, excess = None, None
     if neighbour is not None:
-        privacy, privacy_notes = _privacy(sampler, reference, dataset, neighbour, law, level, privacy_draws)
+        privacy, privacy_notes, witness = _privacy(sampler, reference, dataset, neighbour, law, level, privacy_draws)
         notes_out.extend(privacy_notes)
+        if witness is not None and power_replicates and law.enumerable:
+            excess = simulation.excess(*witness)
+    found = tuple(findings)
+    if any(f.violation for f in found):
+        status = AuditStatus.VIOLATION
+    else:
+        status = AuditStatus.REJECTED if rejected_by else AuditStatus.CONSISTENT
     log_e = process.log_e
     return AuditResult(
         name=name or law.name,
         reference=law.name,
-        status=AuditStatus.REJECTED if rejected else AuditStatus.CONSISTENT,
+        status=status,
         draws=process.draws,
         max_draws=max_draws,
         alpha=level,
@@ -193,12 +260,75 @@ def audit_sampler(
         power=power,
         evidence=_evidence(law, counts, process.draws),
         trajectory=tuple(trajectory),
-        chi_square=_chi_square(law, counts, process.draws),
+        chi_square=chi_square,
         privacy=privacy,
         mapping=dict(mapping or {}),
-        findings=tuple(findings),
+        findings=found,
         notes=tuple(notes_out),
+        rejected_by=rejected_by,
+        sequential_alpha=sequential,
+        detectable=deviation,
+        detectable_excess=excess,
+        seed=seed,
     )
+
+
+class _Simulation:
+    """Seeded simulations of this very configuration: named alternatives, detectable TV and loss excess."""
+
+    def __init__(
+        self,
+        law: ReferenceLaw,
+        alternatives: list[Any],
+        lo_hi: tuple[np.ndarray, np.ndarray] | None,
+        cells: Any,
+        fixed: Any,
+        sequential: float,
+        max_draws: int,
+        replicates: int,
+        seed: int,
+    ) -> None:
+        self.law, self.alternatives, self.lo_hi, self.cells, self.fixed = law, alternatives, lo_hi, cells, fixed
+        self.sequential, self.max_draws, self.replicates, self.seed = sequential, max_draws, replicates, seed
+        self.vectors = [a.probabilities for a in alternatives]
+
+    def _common(self) -> dict[str, Any]:
+        return {
+            "sequential_alpha": self.sequential, "fixed": self.fixed, "max_draws": self.max_draws,
+            "replicates": self.replicates, "cells": self.cells,
+        }
+
+    def named(self) -> tuple[PowerStatement, ...]:
+        assert self.lo_hi is not None
+        null = self.law.probabilities()
+        statements = []
+        for offset, alternative in enumerate(self.alternatives):
+            power, median = verdict_power(
+                alternative.probabilities, *self.lo_hi, self.vectors, seed=self.seed + offset, **self._common()
+            )
+            statements.append(
+                PowerStatement(
+                    alternative=alternative.name,
+                    description=alternative.description,
+                    power=power,
+                    median_draws=median,
+                    max_draws=self.max_draws,
+                    replicates=self.replicates,
+                    divergence=_kl(alternative.probabilities, null),
+                )
+            )
+        return tuple(statements)
+
+    def tv(self) -> Deviation:
+        assert self.lo_hi is not None
+        return detectable_tv(self.law.probabilities(), *self.lo_hi, self.vectors, seed=self.seed + 101, **self._common())
+
+    def excess(self, witness: int, raise_it: bool) -> Deviation:
+        assert self.lo_hi is not None
+        return detectable_excess(
+            self.law.probabilities(), *self.lo_hi, self.vectors, witness=witness, raise_it=raise_it,
+            seed=self.seed + 202, **self._common(),
+        )
 
 
 def _evidence(law: ReferenceLaw, counts: Counter[int], draws: int) -> tuple[CellEvidence, ...]:
@@ -253,33 +383,6 @@ def _chi_square(law: ReferenceLaw, counts: Counter[int], draws: int) -> ChiSquar
     return ChiSquare(float(result.statistic), len(pooled_exp) - 1, float(result.pvalue), len(pooled_exp))
 
 
-def _power(law: ReferenceLaw, alpha: Fraction, max_draws: int, replicates: int, seed: int) -> tuple[PowerStatement, ...]:
-    if not law.enumerable:
-        return ()
-    alternatives = law.alternatives()
-    null = law.probabilities()
-    lo, hi = law.lower_upper()
-    vectors = [a.probabilities for a in alternatives]
-    statements = []
-    for offset, alternative in enumerate(alternatives):
-        simulated = simulate_power(
-            alternative.probabilities, lo, hi, vectors, alpha=float(alpha), max_draws=max_draws,
-            replicates=replicates, seed=seed + offset,
-        )
-        statements.append(
-            PowerStatement(
-                alternative=alternative.name,
-                description=alternative.description,
-                power=simulated.power,
-                median_draws=simulated.median_draws,
-                max_draws=max_draws,
-                replicates=replicates,
-                divergence=_kl(alternative.probabilities, null),
-            )
-        )
-    return tuple(statements)
-
-
 def _kl(q: np.ndarray, p: np.ndarray) -> float:
     mask = q > 0
     if np.any(p[mask] <= 0):
@@ -311,16 +414,19 @@ def _privacy(
     law: ReferenceLaw,
     alpha: Fraction,
     draws: int,
-) -> tuple[EmpiricalPrivacy | None, list[str]]:
+) -> tuple[EmpiricalPrivacy | None, list[str], tuple[int, bool] | None]:
+    """The empirical privacy bound, notes, and the exact loss's witness (outcome index, larger on the audited side)."""
     if isinstance(reference, QuantileMechanism):
         loss = reference.privacy_loss(dataset, neighbour)
         return None, [
             f"exact privacy loss of the released value between the two datasets: {float(loss):.6g} "
             f"(on the cell {tuple(float(x) for x in loss.output)}); no empirical bound: interval indices of two "
             "datasets are different events"
-        ]
+        ], None
     other = reference_law(reference, neighbour)
     loss = law.law.privacy_loss(other.law)
+    witness_index = law.index(loss.output)
+    witness = None if witness_index is None else (witness_index, bool(loss.larger_on_first))
     level = float(alpha)
     if law.enumerable:
         mids1, mids2 = law.probabilities(), other.probabilities()
@@ -332,9 +438,8 @@ def _privacy(
             else _planned_bound(mids2[c[0]], mids1[c[0]], draws, level),
         )
     else:
-        witness = law.index(loss.output)
-        assert witness is not None
-        index, first = witness, loss.larger_on_first
+        assert witness_index is not None
+        index, first = witness_index, loss.larger_on_first
     outcome = law.outcome(index)
     other_index = other.index(outcome)
     assert other_index is not None
@@ -359,4 +464,4 @@ def _privacy(
         exact_loss_at_outcome=at_outcome,
         exceeds_exact=exceeds,
     )
-    return privacy, []
+    return privacy, [], witness

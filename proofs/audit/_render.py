@@ -11,10 +11,12 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from ._result import AuditResult, CellEvidence
+from ._status import AuditStatus
 
-__all__ = ["audit_json", "render_html", "render_json", "render_text"]
+if TYPE_CHECKING:
+    from ._result import AuditResult, CellEvidence, Deviation
+
+__all__ = ["audit_json", "render_html", "render_json", "render_text", "verdict_line"]
 
 
 def _number(value: float) -> str:
@@ -31,18 +33,54 @@ def _outcome(value: Any) -> str:
     return repr(value)
 
 
+def _precise(value: float) -> str:
+    """A loss to enough digits that an excess over ε shows (1.0000085, not 1)."""
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    return f"{value:.10g}"
+
+
+def verdict_line(result: AuditResult) -> str:
+    """One line: the status and what decided it (used by the reports and the CLI's progress lines)."""
+    if result.status is AuditStatus.VIOLATION:
+        reason = f"the library's promised ε is exceeded exactly: {result.violations[0].exact}"
+        if result.rejected:
+            reason += f"; the sampler test also rejected ({result.rejected_by})"
+    elif result.rejected:
+        reason = f"rejected by the {result.rejected_by} after {result.draws} draws"
+    else:
+        reason = f"neither test rejected in {result.draws} draws"
+        if result.detectable is not None and math.isfinite(result.detectable.size):
+            reason += f"; detectable TV deviation {result.detectable.size:.3g}"
+    return f"{result.status!s:10} {result.name} ({reason})"
+
+
+def _sequential_alpha(result: AuditResult) -> Fraction:
+    return result.sequential_alpha if result.sequential_alpha is not None else result.alpha
+
+
 def render_text(results: Sequence[AuditResult]) -> str:
     """A plain-text report of each result: verdict, statistic, power, evidence, privacy, adapter findings."""
     blocks = []
     for result in results:
-        threshold = 1 / result.alpha
-        lines = [f"{result.status!s:10} {result.name}", f"  reference: {result.reference}"]
+        threshold = 1 / _sequential_alpha(result)
+        lines = [verdict_line(result), f"  reference: {result.reference}"]
+        if result.seed is not None:
+            lines.append(f"  seed: {result.seed} (simulated power, detectable deviation and the chi-square's calibration)")
         lines.append(
             f"  draws: {result.draws} of at most {result.max_draws}; e-value {_number(result.e_value)} "
-            f"(ln {_number(result.log_e_value)}) against 1/α = {_rational(threshold)}; "
+            f"(ln {_number(result.log_e_value)}) against {_rational(threshold)}; "
             f"anytime-valid p-value {_number(result.p_value)}"
         )
-        lines.append(f"  false-alarm rate <= α = {_rational(result.alpha)} at any stopping time (Ville's inequality)")
+        if result.sequential_alpha is not None and result.sequential_alpha != result.alpha:
+            lines.append(
+                f"  false-alarm rate of the verdict <= α = {_rational(result.alpha)}: the e-process at "
+                f"α/2 at any stopping time (Ville's inequality) and the fixed-N chi-square at max_draws at α/2 (Bonferroni)"
+            )
+        else:
+            lines.append(f"  false-alarm rate <= α = {_rational(result.alpha)} at any stopping time (Ville's inequality)")
+        for line in _detectable_lines(result):
+            lines.append(line)
         lines.append(f"  the data favour: {result.closest}")
         if result.power:
             first = result.power[0]
@@ -63,16 +101,23 @@ def render_text(results: Sequence[AuditResult]) -> str:
                 )
         if result.chi_square is not None:
             c = result.chi_square
-            lines.append(
-                f"  for comparison, fixed-N chi-square on these draws: {c.statistic:.4g} on {c.dof} dof, p = {c.pvalue:.3g}"
-            )
+            if c.decides:
+                lines.append(
+                    f"  fixed-N chi-square at max_draws: {c.statistic:.4g} on {c.dof} dof, Monte Carlo p = {c.pvalue:.3g} "
+                    f"({c.replicates} null runs of the exact law) against α/2 = {c.level:.3g}"
+                )
+            else:
+                lines.append(
+                    f"  for comparison, asymptotic chi-square on the draws used: {c.statistic:.4g} on {c.dof} dof, "
+                    f"p = {c.pvalue:.3g}"
+                )
         if result.privacy is not None:
             q = result.privacy
             direction = "first/neighbour" if q.larger_on_first else "neighbour/first"
             lines.append(
                 f"  privacy loss: >= {_number(q.lower_bound)} at confidence {q.confidence:.4g} "
                 f"(outcome {_outcome(q.outcome)}, {direction}, counts {q.counts[0]}/{q.counts[1]} of {q.draws} each); "
-                f"exact loss {_number(q.exact_loss)} (at that outcome {_number(q.exact_loss_at_outcome)})"
+                f"exact loss {_precise(q.exact_loss)} (at that outcome {_precise(q.exact_loss_at_outcome)})"
                 + ("; EXCEEDS the exact loss" if q.exceeds_exact else "")
             )
         for key, value in result.mapping.items():
@@ -84,6 +129,30 @@ def render_text(results: Sequence[AuditResult]) -> str:
             lines.append(f"  note: {note}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
+
+
+def _detectable_lines(result: AuditResult) -> list[str]:
+    lines = []
+    for label, deviation, unit in (
+        ("TV deviation", result.detectable, ""),
+        ("privacy-loss excess", result.detectable_excess, " nats"),
+    ):
+        if deviation is None:
+            continue
+        if math.isfinite(deviation.size):
+            lines.append(
+                f"  detectable {label}: >= {deviation.size:.3g}{unit} caught with power {deviation.power:.2f} "
+                f"({deviation.replicates} simulated runs of this configuration; {deviation.shape})"
+            )
+        else:
+            lines.append(f"  detectable {label}: none reached power 0.8 within {result.max_draws} draws ({deviation.shape})")
+    return lines
+
+
+def _deviation_json(deviation: Deviation | None) -> dict[str, Any] | None:
+    if deviation is None:
+        return None
+    return {"size": _float(deviation.size), "power": deviation.power, "replicates": deviation.replicates, "shape": deviation.shape}
 
 
 def _cell_json(cell: CellEvidence) -> dict[str, Any]:
@@ -115,9 +184,17 @@ def audit_json(result: AuditResult) -> dict[str, Any]:
         "name": result.name,
         "reference": result.reference,
         "status": result.status.name,
+        "verdict": verdict_line(result),
+        "rejected": result.rejected,
+        "rejected_by": result.rejected_by,
+        "violation": bool(result.violations),
+        "seed": result.seed,
         "draws": result.draws,
         "max_draws": result.max_draws,
         "alpha": _rational(result.alpha),
+        "sequential_alpha": _rational(_sequential_alpha(result)),
+        "detectable_tv": _deviation_json(result.detectable),
+        "detectable_privacy_excess": _deviation_json(result.detectable_excess),
         "statistic": {"name": result.statistic, "log_e_value": _float(result.log_e_value)},
         "e_value": _float(result.e_value),
         "p_value": result.p_value,
@@ -142,6 +219,9 @@ def audit_json(result: AuditResult) -> dict[str, Any]:
             "dof": result.chi_square.dof,
             "p_value": result.chi_square.pvalue,
             "cells": result.chi_square.cells,
+            "decides": result.chi_square.decides,
+            "level": result.chi_square.level,
+            "replicates": result.chi_square.replicates,
         },
         "privacy": None
         if result.privacy is None
@@ -153,6 +233,7 @@ def audit_json(result: AuditResult) -> dict[str, Any]:
             "lower_bound": _float(result.privacy.lower_bound),
             "confidence": result.privacy.confidence,
             "exact_loss": _float(result.privacy.exact_loss),
+            "exact_loss_text": _precise(result.privacy.exact_loss),
             "exact_loss_at_outcome": _float(result.privacy.exact_loss_at_outcome),
             "exceeds_exact": result.privacy.exceeds_exact,
         },
@@ -192,8 +273,8 @@ def _plots(result: AuditResult) -> str | None:
     left.legend(fontsize=8)
     trajectory = [v if math.isfinite(v) else float("nan") for v in result.trajectory]
     right.plot(range(1, len(trajectory) + 1), trajectory, label="ln E_t")
-    threshold = math.log(1 / float(result.alpha))
-    right.axhline(threshold, color="red", linestyle="--", label="ln(1/α): reject above")
+    threshold = math.log(1 / float(_sequential_alpha(result)))
+    right.axhline(threshold, color="red", linestyle="--", label="ln(2/α): reject above" if result.sequential_alpha != result.alpha else "ln(1/α): reject above")
     finite = [v for v in trajectory if math.isfinite(v)]
     low = min(finite + [0.0])
     high = max(finite + [threshold])
@@ -221,6 +302,7 @@ def render_html(results: Sequence[AuditResult]) -> str:
         colour = "#b00" if result.rejected or result.violations else "#070"
         sections.append(
             f'<section><h2 style="color:{colour}">{html.escape(result.status.name)} — {html.escape(result.name)}</h2>'
+            f"<p>{html.escape(verdict_line(result))}</p>"
             f"{picture}<pre>{html.escape(render_text([result]))}</pre></section>"
         )
     body = "\n".join(sections)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -11,12 +10,14 @@ from typing import Any
 from expmech.spec import ExpMechError
 
 from ._render import render_text
+from ._status import AuditStatus
 
 __all__ = [
     "AuditResult",
     "AuditStatus",
     "CellEvidence",
     "ChiSquare",
+    "Deviation",
     "EmpiricalPrivacy",
     "ExactFinding",
     "MissingDependency",
@@ -25,22 +26,6 @@ __all__ = [
     "SamplerFailed",
     "SamplerOutOfRange",
 ]
-
-
-class AuditStatus(enum.Enum):
-    """The verdict of a sequential audit.
-
-    ``REJECTED``: the e-process crossed ``1/α`` — the sampler does not sample
-    the exact law (false-alarm rate at most α).  ``CONSISTENT``: it did not
-    within the draws used; the power statements say which bugs that run would
-    have caught.
-    """
-
-    CONSISTENT = "consistent"
-    REJECTED = "rejected"
-
-    def __str__(self) -> str:
-        return self.name
 
 
 class MissingDependency(ExpMechError, ImportError):
@@ -109,12 +94,37 @@ class CellEvidence:
 
 @dataclass(frozen=True)
 class ChiSquare:
-    """A fixed-N Pearson chi-square on the same draws (cells pooled to expected >= 5), for comparison only."""
+    """A Pearson chi-square on the draws used (cells pooled to expected >= 5).
+
+    With ``decides`` (the run reached ``max_draws``, an N fixed in advance) it
+    is part of the verdict: ``pvalue`` is the Monte Carlo rank p-value against
+    ``replicates`` simulated null statistics, compared with ``level`` (α/2).
+    Without (the e-process stopped the run early) it is the asymptotic
+    p-value on the draws used, for comparison only.
+    """
 
     statistic: float
     dof: int
     pvalue: float
     cells: int
+    decides: bool = False
+    level: float | None = None
+    replicates: int = 0
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """The smallest deviation of a stated shape this configuration catches with simulated power >= 0.8.
+
+    ``size`` is a TV distance (or a privacy-loss excess in nats, by
+    ``shape``), ``inf`` if no size up to the largest tried reached 0.8;
+    ``power`` the simulated power at ``size`` over ``replicates`` seeded runs.
+    """
+
+    size: float
+    power: float
+    replicates: int
+    shape: str
 
 
 @dataclass(frozen=True)
@@ -166,7 +176,13 @@ class AuditResult:
     ``alpha`` the stated false-alarm rate; ``power`` what the run would catch;
     ``closest`` the named alternative the data favour most (or
     ``"nonparametric"``); ``evidence`` counts next to the exact law;
-    ``trajectory`` ``ln E_t`` after each draw.  ``mapping`` and ``findings``
+    ``trajectory`` ``ln E_t`` after each draw; ``rejected_by`` the part of the
+    verdict that rejected (``"e-process"`` or ``"fixed-N chi-square"``);
+    ``sequential_alpha`` the share of α the e-process had (α/2 when the
+    chi-square takes the other half); ``detectable`` the smallest TV deviation
+    the run would have caught with power >= 0.8, ``detectable_excess`` the
+    privacy-loss excess likewise (with a neighbour); ``seed`` the seed of the
+    run's simulations and calibration (a campaign gives each case its own).  ``mapping`` and ``findings``
     come from library adapters: how the library's parameters map onto the exact
     reference, and float decisions re-decided exactly.
     """
@@ -190,11 +206,16 @@ class AuditResult:
     findings: tuple[ExactFinding, ...] = ()
     notes: tuple[str, ...] = ()
     statistic: str = "ln of a mixture likelihood ratio (e-process) against the exact law"
+    rejected_by: str | None = None
+    sequential_alpha: Fraction | None = None
+    detectable: Deviation | None = None
+    detectable_excess: Deviation | None = None
+    seed: int | None = None
 
     @property
     def rejected(self) -> bool:
-        """Whether the status is REJECTED."""
-        return self.status is AuditStatus.REJECTED
+        """Whether the sampler test rejected (``rejected_by`` names the part that did), whatever the status."""
+        return self.rejected_by is not None or self.status is AuditStatus.REJECTED
 
     @property
     def violations(self) -> tuple[ExactFinding, ...]:

@@ -3,9 +3,15 @@
 A target is ``module:attr`` naming an :class:`~expmech.proofs.audit.AuditCase`,
 an iterable of them, or a callable taking no arguments that returns either
 (e.g. ``expmech.proofs.adapters:library_cases``).  Exit codes: 0 every sampler
-CONSISTENT and no exact privacy violation, 1 a sampler REJECTED or a library's
-promised ε exceeded exactly, 2 a usage error or a sampler that could not be
+CONSISTENT, 1 a sampler REJECTED or a library's promised ε exceeded exactly
+(status VIOLATION), 2 a usage error or a sampler that could not be
 audited (it raised, or returned a non-outcome), 4 internal error.
+
+Cases run in parallel on a Dask ``LocalCluster`` over the machine's cores when
+``distributed`` is installed (``--workers N``), on an existing cluster with
+``--scheduler ADDRESS``, or one after another with ``--serial``; case ``i``
+gets the seed ``--seed + i`` wherever it runs, and its verdict is printed on
+stderr as it finishes.
 """
 
 from __future__ import annotations
@@ -69,10 +75,27 @@ def add_audit_parser(commands: Any) -> None:
     audit = commands.add_parser("audit", help="test samplers against the exact law they claim to sample")
     audit.add_argument("targets", nargs="+", help="module:attr naming an AuditCase, a list of them, or a callable returning them")
     audit.add_argument("--alpha", default="1/100", help="false-alarm rate α as p/q")
-    audit.add_argument("--max-draws", dest="max_draws", type=bounded_int(1), default=10_000, help="draws at most per sampler")
+    audit.add_argument(
+        "--max-draws", dest="max_draws", type=bounded_int(1), default=None,
+        help="draws at most per sampler (default: from --detectable)",
+    )
+    audit.add_argument(
+        "--detectable", default="1/50",
+        help="target TV deviation p/q the default budget catches with power 0.8",
+    )
     audit.add_argument("--privacy-draws", dest="privacy_draws", type=bounded_int(1), default=2_000, help="draws per dataset for the privacy bound")
     audit.add_argument("--power-replicates", dest="power_replicates", type=bounded_int(0), default=200, help="simulated runs per named alternative (0: skip)")
-    audit.add_argument("--seed", type=int, default=0, help="seed of the power simulation")
+    audit.add_argument("--seed", type=int, default=0, help="seed of the campaign: case i gets seed + i (recorded in its result)")
+    where = audit.add_mutually_exclusive_group()
+    where.add_argument("--serial", action="store_true", help="run the cases one after another in this process")
+    where.add_argument(
+        "--scheduler", default=None, metavar="ADDRESS", help="run the cases on an existing Dask cluster (e.g. tcp://host:8786; default: a local cluster)"
+    )
+    audit.add_argument(
+        "--workers", type=bounded_int(1), default=None,
+        help="workers of the local Dask cluster (default: the machine's cores); the default runs cases in parallel "
+        "when distributed is installed (pip install 'expmech[campaign]')",
+    )
     audit.add_argument("--format", choices=("text", "json", "html"), default="text", help="format of the report")
     audit.add_argument("-o", "--output", default=None, help="write the report to this file (default: stdout)")
 
@@ -81,29 +104,69 @@ def _exit_code(results: list[AuditResult]) -> int:
     return 1 if any(r.rejected or r.violations for r in results) else 0
 
 
+def _cluster(args: argparse.Namespace, cases: int) -> str:
+    """Where the campaign runs: serial, a LocalCluster (the default when distributed is installed), or a scheduler."""
+    import importlib.util
+
+    if args.serial:
+        return "serial"
+    if args.scheduler is not None:
+        return "scheduler"
+    if importlib.util.find_spec("distributed") is None:
+        if args.workers is not None:
+            return "local"  # run_campaign raises MissingDependency naming the campaign extra
+        print(
+            f"expmech audit: distributed is not installed (pip install 'expmech[campaign]'); running {cases} case(s) serially",
+            file=sys.stderr,
+        )
+        return "serial"
+    return "local" if cases > 1 or args.workers is not None else "serial"
+
+
 def run_audit(args: argparse.Namespace) -> int:
     """Run ``expmech audit`` for parsed ``args``; return the exit code."""
-    from ..audit import SamplerError, render_html, render_json, render_text
+    from ..audit import SamplerError, render_html, render_json, render_text, run_campaign, verdict_line
+    from ._progress import Progress
 
     try:
         alpha = Fraction(args.alpha)
+        if not 0 < alpha < 1:
+            raise ValueError(alpha)
     except (ValueError, ZeroDivisionError):
         print(f"expmech audit: --alpha={args.alpha!r} must be a rational p/q in (0, 1)", file=sys.stderr)
         return 2
     try:
+        detectable = Fraction(args.detectable)
+    except (ValueError, ZeroDivisionError):
+        print(f"expmech audit: --detectable={args.detectable!r} must be a rational p/q in (0, 1/2)", file=sys.stderr)
+        return 2
+    for flag, value in (("--workers", args.workers), ("--max-draws", args.max_draws)):
+        if value is not None and value < 1:
+            print(f"expmech audit: {flag}={value} must be >= 1", file=sys.stderr)
+            return 2
+    if not 0 < detectable < Fraction(1, 2):
+        print(f"expmech audit: --detectable={args.detectable!r} must be a TV distance in (0, 1/2)", file=sys.stderr)
+        return 2
+    try:
         cases = load_cases(args.targets)
-        results = []
-        for case in cases:
-            results.append(
-                case.run(
-                    alpha=alpha,
-                    max_draws=args.max_draws,
-                    privacy_draws=args.privacy_draws,
-                    power_replicates=args.power_replicates,
-                    seed=args.seed,
-                )
+        cluster = _cluster(args, len(cases))
+        options = {
+            "alpha": alpha,
+            "max_draws": args.max_draws,
+            "detectable": detectable,
+            "privacy_draws": args.privacy_draws,
+            "power_replicates": args.power_replicates,
+        }
+        with Progress(len(cases), "audit") as progress:
+
+            def finished(index: int, result: AuditResult) -> None:
+                progress.step(cases[index].name)
+                print(verdict_line(result), file=sys.stderr)
+
+            results = run_campaign(
+                cases, options=options, seed=args.seed, cluster=cluster, scheduler=args.scheduler,
+                workers=args.workers, on_result=finished,
             )
-            print(f"{results[-1].status!s:10} {case.name} ({results[-1].draws} draws)", file=sys.stderr)
     except SamplerError as error:
         print(f"expmech audit: the sampler could not be audited: {error}", file=sys.stderr)
         return 2

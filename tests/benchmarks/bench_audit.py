@@ -1,7 +1,18 @@
 """Audit benchmarks, side by side in one run.
 
 Run: ``pip install -e ".[test]" && python tests/benchmarks/bench_audit.py``.
-Not collected by pytest.  Prints two Markdown tables.
+Not collected by pytest.  Prints the figures and writes them as JSON
+(``docs/benchmarks/audit.json``, for the generated benchmarks page), then two Markdown tables.
+
+* generated deviations: random perturbations of random exact laws at TV
+  0.005–0.05 on 4–50 outcomes; the e-process's 80th-percentile stopping time
+  (at α/2, as in the verdict) over the N at which a Pearson chi-square at α
+  has power 0.8 (target: at most 2);
+* false alarms: the whole verdict (e-process at α/2 or the calibrated
+  chi-square at the budget at α/2) over 1,000 seeded null runs at the default
+  budget (detectable TV 1/50), and that budget's power against the least
+  favourable shape at TV 0.02;
+* campaign: the demonstration campaign's wall time on a LocalCluster of 1 and 2 workers;
 
 * draws: for each named alternative of two references (the mode's exponential
   mechanism over 6 outputs, permute-and-flip over 20), the draws the
@@ -29,7 +40,10 @@ import numpy as np
 from scipy import stats
 
 from expmech.impl import ExponentialMechanism, PermuteAndFlip
-from expmech.proofs.audit._eprocess import first_crossings, simulate_power
+from expmech.proofs.audit import demo_cases, run_campaign
+from expmech.proofs.audit._detectable import budget_for, proportional, verdict_power
+from expmech.proofs.audit._eprocess import first_crossings, pooled_cells
+from expmech.proofs.audit._fixed_n import calibrate
 from expmech.proofs.audit._reference import reference_law
 
 ALPHA = 0.01
@@ -97,18 +111,99 @@ def bench_draws(replicates: int, max_draws: int) -> list[tuple[str, str, float, 
         null = law.probabilities()
         lo, hi = law.lower_upper()
         vectors = [a.probabilities for a in law.alternatives()]
-        null_run = simulate_power(null, lo, hi, vectors, alpha=ALPHA, max_draws=max_draws, replicates=replicates, seed=99)
-        rows.append((label, "none (false-alarm rate)", math.inf, math.inf, math.inf, math.inf, null_run.power))
+        null_run = first_crossings(null, lo, hi, vectors, alpha=ALPHA / 2, max_draws=max_draws, replicates=replicates, seed=99)
+        rows.append((label, "none (false-alarm rate)", math.inf, math.inf, math.inf, math.inf, float(np.mean(np.isfinite(null_run.first)))))
         for offset, alternative in enumerate(law.alternatives()):
             times_array = first_crossings(
-                alternative.probabilities, lo, hi, vectors, alpha=ALPHA, max_draws=max_draws, replicates=replicates, seed=offset
-            )
+                alternative.probabilities, lo, hi, vectors, alpha=ALPHA / 2, max_draws=max_draws, replicates=replicates, seed=offset
+            ).first
             median = float(np.median(times_array))
             p80 = float(np.quantile(times_array, 0.8))
             power = float(np.mean(np.isfinite(times_array)))
             chi_half = smallest_n(null, alternative.probabilities, 0.5, replicates=2000, seed=offset)
             chi_80 = smallest_n(null, alternative.probabilities, 0.8, replicates=2000, seed=offset + 50)
             rows.append((label, alternative.name, median, p80, chi_half, chi_80, power))
+    return rows
+
+
+def _random_law(rng: np.random.Generator, size: int):
+    scores = tuple(int(v) for v in rng.integers(0, 10, size))
+    mechanism = ExponentialMechanism(table, epsilon=Fraction(1, 3), outputs=range(size))
+    return reference_law(mechanism, scores)
+
+
+def _perturbation(p: np.ndarray, tv: float, rng: np.random.Generator) -> np.ndarray:
+    while True:
+        g = rng.standard_normal(p.size)
+        g -= g.mean()
+        q = p + tv * 2 * g / np.abs(g).sum()
+        if (q > 0).all():
+            return q / q.sum()
+
+
+def bench_generated(trials: int, replicates: int, seed: int = 1) -> list[dict]:
+    """Generated deviations: e-process (at α/2, as in the verdict) 80% stopping time vs the chi-square's N at α, power 0.8."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for trial in range(trials):
+        size = int(rng.integers(4, 51))
+        tv = float(np.exp(rng.uniform(math.log(0.005), math.log(0.05))))
+        law = _random_law(rng, size)
+        null = law.probabilities()
+        lo, hi = law.lower_upper()
+        q = _perturbation(null, tv, rng)
+        chi_80 = smallest_n(null, q, 0.8, replicates=2000, seed=trial)
+        cap = int(8 * chi_80)
+        runs = first_crossings(
+            q, lo, hi, [a.probabilities for a in law.alternatives()], alpha=ALPHA / 2, max_draws=cap,
+            replicates=replicates, seed=trial, grid_draws=int(2 * chi_80),
+        )
+        p80 = float(np.quantile(runs.first, 0.8))
+        rows.append({"outcomes": size, "tv": tv, "chi_square_draws_power_0.8": chi_80, "sequential_draws_80th_percentile": p80,
+                     "ratio": p80 / chi_80})
+        print(f"  generated {trial + 1}/{trials}: |R| = {size}, TV = {tv:.4f}, chi-square N = {chi_80}, sequential 80% = {p80:.0f}, "
+              f"ratio {p80 / chi_80:.2f}", flush=True)
+    return rows
+
+
+def bench_false_alarms(runs: int) -> list[dict]:
+    """The whole verdict's false-alarm rate at the default budget (detectable 1/50), over ``runs`` seeded null runs."""
+    rows = []
+    rng = np.random.default_rng(5)
+    for label, law in (("demo: mode, |R| = 6", reference_law(demo_cases()[0].reference, demo_cases()[0].dataset)),
+                       ("random law, |R| = 30", _random_law(rng, 30)),
+                       ("random law, |R| = 200 (pooled cells)", _random_law(rng, 200))):
+        null = law.probabilities()
+        lo, hi = law.lower_upper()
+        budget = budget_for(null, 0.02, ALPHA / 2)
+        fixed = calibrate(lo, hi, draws=budget, level=ALPHA / 2, seed=3)
+        rate, _ = verdict_power(
+            null, lo, hi, [a.probabilities for a in law.alternatives()], sequential_alpha=ALPHA / 2, fixed=fixed,
+            max_draws=budget, replicates=runs, seed=11, cells=pooled_cells(lo, hi),
+        )
+        shifted = proportional(null, 0.02, fixed.groups if fixed else None)
+        power, median = verdict_power(
+            shifted, lo, hi, [a.probabilities for a in law.alternatives()], sequential_alpha=ALPHA / 2, fixed=fixed,
+            max_draws=budget, replicates=runs, seed=12, cells=pooled_cells(lo, hi),
+        )
+        rows.append({"law": label, "default_budget": budget, "null_runs": runs, "false_alarm_rate": rate,
+                     "power_at_tv_0.02_least_favourable": power, "median_draws_to_reject": median})
+        print(f"  {label}: budget {budget}, false alarms {rate:.4f} over {runs}, power at TV 0.02 {power:.3f}", flush=True)
+    return rows
+
+
+def bench_campaign(repeats: int = 1) -> list[dict]:
+    """Wall time of the demonstration campaign (5 cases) on a LocalCluster of 1 and of 2 worker processes."""
+    rows = []
+    options = {"max_draws": 5_000, "power_replicates": 20, "privacy_draws": 500}
+    for workers in (1, 2):
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            run_campaign(demo_cases(seed=1), options=options, cluster="local", workers=workers)
+            times.append(time.perf_counter() - start)
+        rows.append({"workers": workers, "cases": 5, "seconds": statistics.median(times), "options": options})
+        print(f"  campaign on {workers} worker(s): {statistics.median(times):.1f} s", flush=True)
     return rows
 
 
@@ -148,7 +243,26 @@ def main() -> None:
     parser.add_argument("--replicates", type=int, default=400)
     parser.add_argument("--max-draws", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--trials", type=int, default=16, help="generated deviations")
+    parser.add_argument("--null-runs", type=int, default=1000)
+    parser.add_argument("--json", default="docs/benchmarks/audit.json", help="write the figures here")
+    parser.add_argument("--skip-campaign", action="store_true")
     args = parser.parse_args()
+    figures: dict = {"alpha": ALPHA, "machine_cores": __import__("os").cpu_count()}
+    print("generated deviations (random perturbations, TV 0.005–0.05, |R| 4–50):")
+    figures["generated"] = bench_generated(args.trials, min(args.replicates, 200))
+    ratios = [row["ratio"] for row in figures["generated"]]
+    figures["generated_ratio_max"], figures["generated_ratio_median"] = max(ratios), statistics.median(ratios)
+    print(f"  ratio max {max(ratios):.2f}, median {statistics.median(ratios):.2f}")
+    print("false alarms and the default budget's power:")
+    figures["default_budget"] = bench_false_alarms(args.null_runs)
+    if not args.skip_campaign:
+        print("campaign wall time:")
+        figures["campaign"] = bench_campaign()
+    path = __import__("pathlib").Path(args.json)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(__import__("json").dumps(figures, indent=2) + "\n", encoding="utf-8")
+    print(f"figures written to {path}")
     print(f"α = {ALPHA}; sequential: {args.replicates} seeded runs per row, at most {args.max_draws} draws")
     print()
     print("| reference | alternative | sequential median | sequential 80% | chi-square N, power 1/2 | chi-square N, power 0.8 | median ratio | 80% ratio | sequential power |")
