@@ -65,6 +65,9 @@ def _certificates() -> dict[str, Any]:
         "posterior-interval": lambda: certify(
             _bernoulli(RationalRange(Fraction(1, 10), Fraction(9, 10))), epsilon=1, neighbours="replace-one", base_measure=BetaPrior(2, 2), pairs=3
         ),
+        "posterior-interval-bare": lambda: certify(  # no conformance pairs: only the ties stand between an edit and acceptance
+            _bernoulli(RationalRange(Fraction(1, 10), Fraction(9, 10))), epsilon=1, neighbours="replace-one", base_measure=BetaPrior(2, 2), pairs=0
+        ),
         "interval": lambda: certify(_rank(OutputSpace(r=RationalRange(0, 4))), epsilon=Fraction(1, 2), neighbours="replace-one", pairs=2),
         "integers": lambda: certify(
             QualityFunction(-sympy.Abs(OutputSpace(k=IntRange(None, None))["k"] - count(RecordSchema(b=Booleans())["b"])), schema=RecordSchema(b=Booleans()), outputs=OutputSpace(k=IntRange(None, None))),
@@ -202,8 +205,8 @@ def test_the_oracle_holds_every_honest_certificate(name):
     assert holds, why
 
 
-FAST = ["finite-add-remove", "auction", "posterior-interval"]
-KINDS = [*FAST, "posterior-grid", "interval", "integers"]
+FAST = ["finite-add-remove", "auction", "posterior-interval-bare"]
+KINDS = [*FAST, "posterior-interval", "posterior-grid", "interval", "integers"]
 
 
 @pytest.mark.parametrize("name", [*FAST, *(pytest.param(name, marks=pytest.mark.slow) for name in KINDS if name not in FAST)])
