@@ -10,7 +10,7 @@ upper end is the sound value.
 
 import typing as _typing
 
-from expmech.spec._exports import lazy_exports as _lazy_exports
+from expmech.spec.internal import lazy_exports as _lazy_exports
 
 _EXPORTS = {
     "._balls": ("Enclosure",),

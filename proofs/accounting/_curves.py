@@ -27,8 +27,8 @@ from typing import Any
 from flint import arb, ctx
 
 from expmech.spec import InvalidArgument
-from expmech.spec._errors import describe
-from expmech.spec._validate import as_rational, positive_rational
+from expmech.spec.internal import describe
+from expmech.spec.internal import as_rational, positive_rational
 
 from ._balls import RELATIVE_WIDTH, Enclosure, ball, endpoints, refine
 from ._optimal import MAX_TIMES, optimal_delta, optimal_delta_float

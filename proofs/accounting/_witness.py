@@ -25,8 +25,8 @@ from typing import Any
 from flint import arb, arb_poly, ctx
 
 from expmech.spec import InvalidArgument, PrecisionExhausted
-from expmech.spec._errors import describe
-from expmech.spec._validate import as_rational, nonnegative_rational, positive_rational
+from expmech.spec.internal import describe
+from expmech.spec.internal import as_rational, nonnegative_rational, positive_rational
 
 from ._balls import Enclosure, ball, endpoints, refine
 

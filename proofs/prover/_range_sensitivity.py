@@ -34,8 +34,8 @@ import numpy as np
 import sympy
 
 from expmech.spec import Count, InvalidArgument, InvalidType, Neighbours, QualityError, QualityFunction, Size, Total
-from expmech.spec._errors import describe, readable
-from expmech.spec._validate import nonnegative_rational
+from expmech.spec.internal import describe, readable
+from expmech.spec.internal import nonnegative_rational
 
 from .._outcome import Status
 from ._claims import at_least, value_at
