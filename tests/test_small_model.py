@@ -264,3 +264,24 @@ def test_a_wrong_normaliser_profile_is_caught():
     claim["profile"] = f"2*({claim['profile']})"
     with pytest.raises(InternalInconsistency, match="h\\(r − f\\(D\\)\\)"):
         small_model_check(predicate, entry.quality)
+
+
+def test_the_default_budget_is_the_certificate_limit():
+    """small_model_check's default budget is CertificateLimits' (the gate module keeps its own copy of the number)."""
+    from expmech.proofs.smallmodel import DEFAULT_MAX_EVALUATIONS
+
+    assert CertificateLimits().max_small_model_evaluations == DEFAULT_MAX_EVALUATIONS
+
+
+def test_the_docs_page_examples_run(tmp_path, monkeypatch, capsys):
+    """Every python block of docs/explanation/small-model-check.md runs, and the example's edited bound is caught."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "explanation" / "small-model-check.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    assert len(blocks) >= 2
+    monkeypatch.chdir(tmp_path)
+    for block in blocks:
+        exec(compile(block, "small-model-check.md", "exec"), {})
+    assert "> 1/2 at D = [], D' = [0], r = 0 (n = 0)" in capsys.readouterr().out
