@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import re
 from fractions import Fraction
 
 import pytest
@@ -15,6 +17,8 @@ from expmech.proofs.certificate import _build
 from expmech.proofs.cli import main
 from expmech.proofs.prover import _monotone, _rules
 from expmech.proofs.smallmodel import SmallModelBudget, evaluate_at, parse_bound
+from expmech.proofs.smallmodel import _check as _smcheck
+from expmech.proofs.smallmodel._check import MIN_OUTPUTS
 from expmech.spec import IntRange, OutputSpace, QualityError, QualityFunction, RecordSchema, count, size
 
 from strategies import quality_functions
@@ -264,3 +268,82 @@ def test_a_wrong_normaliser_profile_is_caught():
     claim["profile"] = f"2*({claim['profile']})"
     with pytest.raises(InternalInconsistency, match="h\\(r − f\\(D\\)\\)"):
         small_model_check(predicate, entry.quality)
+
+
+def test_the_default_budget_is_the_certificate_limit():
+    """small_model_check's default budget is CertificateLimits' (the gate module keeps its own copy of the number)."""
+    from expmech.proofs.smallmodel import DEFAULT_MAX_EVALUATIONS
+
+    assert CertificateLimits().max_small_model_evaluations == DEFAULT_MAX_EVALUATIONS
+
+
+def test_the_docs_page_examples_run(tmp_path, monkeypatch, capsys):
+    """Every python block of docs/explanation/small-model-check.md runs, and the example's edited bound is caught."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "explanation" / "small-model-check.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    assert len(blocks) >= 2
+    monkeypatch.chdir(tmp_path)
+    for block in blocks:
+        exec(compile(block, "small-model-check.md", "exec"), {})
+    assert "> 1/2 at D = [], D' = [0], r = 0 (n = 0)" in capsys.readouterr().out
+
+
+def _spike_quality(size: int = 300, at: int = 57) -> QualityFunction:
+    """Count of ones, doubled at the one output ``at``: the worst gap (2) is at that output only."""
+    schema, outputs = RecordSchema(x=IntRange(0, 1)), OutputSpace(r=IntRange(0, size - 1))
+    ones = count(schema["x"] >= 1)
+    return QualityFunction(sympy.Piecewise((2 * ones, sympy.Eq(outputs["r"], at)), (ones, True)), schema=schema, outputs=outputs)
+
+
+def test_synth_4_2_is_certified_on_a_sample_of_its_outputs(tmp_path, monkeypatch, capsys):
+    """`expmech synth` at (k, m) = (4, 2) (136 outputs, refused before: 2,790,720 > 2,000,000) is certified and
+    checked on a stated, seeded subset of its outputs; certify and check evaluate the same subset."""
+    chosen = []
+    original = _smcheck._output_subset
+    monkeypatch.setattr(_smcheck, "_output_subset", lambda *args: chosen.append(original(*args)) or chosen[-1])
+    data, cert = tmp_path / "bits.csv", tmp_path / "s.cert.json"
+    data.write_text("a,b,c,d\n1,0,1,0\n0,1,1,0\n1,1,0,1\n0,0,1,1\n1,0,0,0\n0,1,0,1\n")
+    assert main(["synth", str(data), "--m", "2", "--seed", "3", "--certificate", str(cert)]) == 0
+    assert "certificate: PROVED" in capsys.readouterr().out
+    report = check_certificate(cert, solvers=("z3",))
+    assert report.exit_code == 0
+    detail = dict((name, text) for name, passed, text in report.checks if passed)["small-model check"]
+    assert re.search(r"at \d+ of 136 outputs \(witness, ends and a seeded sample\)", detail), detail
+    assert len(chosen) == 2 and chosen[0] == chosen[1] and chosen[0] is not None
+    assert chosen[0][0] == 0 and chosen[0][-1] == 135 and 4 <= len(chosen[0]) < 136
+    assert main(["check", str(cert)]) == 0
+
+
+def test_a_bug_at_the_witness_output_is_caught_on_a_sample():
+    """A sensitivity bound wrong only at the witness output is caught when the outputs are sampled (exit 4 in check)."""
+    q = _spike_quality()
+    predicate = certify(q, epsilon=Fraction(1, 2), neighbours="replace-one").statement["predicate"]
+    claim = next(c for c in predicate["claims"] if c["id"] == "sensitivity")
+    assert claim["witness"]["output"] == 57 and claim["bound"] == "2"
+    budget = 2000  # a few outputs of the 300 fit: the range is sampled
+    honest = small_model_check(copy.deepcopy(predicate), q, max_evaluations=budget)
+    assert honest.range_outputs == 300 and MIN_OUTPUTS <= honest.outputs < 300 and honest.evaluations <= budget
+    claim["bound"], claim["tight"] = "1", False  # a prover bug: Δq = 1, wrong only at r = 57
+    with pytest.raises(InternalInconsistency) as caught:
+        small_model_check(predicate, q, max_evaluations=budget)
+    assert caught.value.pair[2] == 57 and caught.value.gap == 2
+
+
+@given(st.integers(0, 299), st.integers(MIN_OUTPUTS, 40), st.text(max_size=8))
+def test_the_output_subset_is_deterministic_and_keeps_the_named_outputs(at, fit, seed):
+    """The subset depends on its arguments only, keeps the witness's output and both ends, and fits."""
+    outputs = list(range(300))
+    first = _smcheck._output_subset(outputs, fit, [at], seed)
+    assert first == _smcheck._output_subset(outputs, fit, [at], seed)
+    assert first is not None and {0, at, 299} <= set(first) and len(first) == fit and first == sorted(set(first))
+
+
+def test_too_small_a_budget_for_a_handful_of_outputs_is_refused():
+    """Below MIN_OUTPUTS outputs' worth of work the check is refused (exit 2), naming the limit."""
+    q = _spike_quality()
+    predicate = certify(q, epsilon=Fraction(1, 2), neighbours="replace-one").statement["predicate"]
+    with pytest.raises(SmallModelBudget, match="max_small_model_evaluations=100"):
+        small_model_check(predicate, q, max_evaluations=100)

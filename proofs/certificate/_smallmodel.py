@@ -39,8 +39,11 @@ def check_small_model(run: _Check, statement: dict[str, Any], quality: Any) -> N
         raise run.fail("small-model check", f"internal inconsistency: {error}", CheckOutcome.INCONCLUSIVE) from None
     if report.claims:
         scope = {"exhaustive": "every finite field domain listed", "representative": "representative records"}.get(report.level, "corner records")
+        outputs = f"{report.outputs} outputs"
+        if report.range_outputs:
+            outputs = f"{report.outputs:,} of {report.range_outputs:,} outputs ({report.output_scope})"
         run.passed(
             "small-model check",
             f"{', '.join(report.claims)} on {report.pairs} neighbouring pairs of {report.datasets} datasets of <= 2 records "
-            f"({report.records} records, {scope}) at {report.outputs} outputs: {report.evaluations} exact evaluations",
+            f"({report.records} records, {scope}) at {outputs}: {report.evaluations} exact evaluations",
         )

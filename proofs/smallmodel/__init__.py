@@ -1,8 +1,9 @@
 """The small-model room: every PROVED claim evaluated exhaustively on small datasets by the spec interpreter alone.
 
 An independent net behind the prover (DESIGN, trust model): it imports
-``expmech.spec``, sympy's parser (never its simplifier) and ``fractions``,
-and no prover, z3 or ``expmech.impl``.  ``certify`` runs it before a
+``expmech.spec``, sympy's parser for recorded bounds (never its simplifier),
+sympy's polynomial coefficients for the breakpoints of a range, and
+``fractions``; no prover, z3 or ``expmech.impl``.  ``certify`` runs it before a
 certificate is issued and ``check`` on every certificate it re-derives; a
 disagreement is :class:`InternalInconsistency` (exit 4 at the command line).
 """

@@ -25,6 +25,11 @@ Claims checked (status PROVED only):
   integers, over the whole line with a translation-invariant μ: so the
   normaliser ``∫ h(r − f(D)) dμ(r)`` does not depend on ``D``.
 
+A finite range with too many outputs for the budget, even on the corner
+records, is sampled: every output a witness or counterexample names, the first
+and the last, and a pseudo-random sample seeded by the quality's sha256 (the
+report states it: ``range_outputs``, ``output_scope``).
+
 A claim the model contradicts raises :class:`InternalInconsistency` naming
 the claim, the pair, the output, the gap, the bound and ``n``.  The work is
 counted before any of it is done, and refused (:class:`SmallModelBudget`)
@@ -33,8 +38,10 @@ above ``max_evaluations``: nothing is PROVED by omission.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import operator
+import random
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -68,6 +75,10 @@ __all__ = ["DEFAULT_MAX_EVALUATIONS", "InternalInconsistency", "SmallModelBudget
 #: The default budget: exact evaluations of q, each weighted by the number of nodes of q's expression tree (the
 #: interpreter's work per evaluation), plus comparisons of a pair at an output, plus an auction's exp-sum terms.
 DEFAULT_MAX_EVALUATIONS = 2_000_000
+#: Below this many outputs a finite range is not sampled: the check is refused instead.
+MIN_OUTPUTS = 4
+#: How a sampled finite range's outputs are chosen (the report's ``output_scope``).
+SAMPLED = "witness, ends and a seeded sample"
 #: Interior points of a bounded interval of θ (posterior sampling), besides its ends and the likelihood's constants.
 INTERVAL_POINTS = 8
 
@@ -107,6 +118,13 @@ class SmallModelReport:
     evaluations of q (or of the likelihood), each weighted by the number of
     nodes of its expression tree, plus comparisons of a pair at an output and
     an auction's exp-sum terms: the quantity the budget bounds.
+    ``range_outputs`` is 0 when every output listed (or chosen, for an
+    interval or an infinite set) was checked; otherwise the finite range had
+    that many outputs, too many for the budget, and only ``outputs`` of them
+    were checked — those ``output_scope`` names: every output a claim's
+    witness or counterexample names, the first and the last, and a
+    pseudo-random sample seeded by the quality's sha256 (so ``check``
+    evaluates the same subset as ``certify``).
     """
 
     claims: tuple[str, ...]
@@ -116,6 +134,8 @@ class SmallModelReport:
     outputs: int = 0
     pairs: int = 0
     evaluations: int = 0
+    range_outputs: int = 0
+    output_scope: str = "every output"
 
 
 # -- reading the certificate ------------------------------------------------------------------
@@ -157,6 +177,7 @@ class _Model:
     output_codes: list[Codes]
     pairs: list[Pair]
     weight: int
+    range_outputs: int = 0
 
     @property
     def evaluations(self) -> int:
@@ -183,11 +204,54 @@ def _range_outputs(quality: Any, mechanism: dict[str, Any], records: list[Codes]
     return range_points(quality, domain, records, [[records[i] for i in key] for key in keys])
 
 
-def _build(quality: Any, mechanism: dict[str, Any], add_remove: bool, max_evaluations: int, what: str) -> _Model:
-    """The model within the budget: finite fields in full if that fits, else representative records; else refused."""
+def _named_outputs(claims: dict[str, dict[str, Any]]) -> list[Hashable]:
+    """The outputs named by the claims' witnesses and counterexamples, in claim order."""
+    found: list[Hashable] = []
+    for claim in claims.values():
+        for key in ("witness", "counterexample", "ratio_witness"):
+            value = claim.get(key)
+            if isinstance(value, dict) and value.get("output") is not None:
+                found.append(_output(value["output"]))
+    return found
+
+
+def _output_subset(outputs: list[Any], fit: int, named: list[Hashable], seed: str) -> list[int] | None:
+    """Indices (in range order) of at most ``fit`` outputs: the ``named`` ones, both ends, then a sample seeded by ``seed``.
+
+    Deterministic in its arguments.  None when fewer than :data:`MIN_OUTPUTS`
+    fit, or not even the named outputs and the ends.
+    """
+    required = {0, len(outputs) - 1}
+    for value in named:
+        required.update(i for i, r in enumerate(outputs) if r == value)
+    if fit < MIN_OUTPUTS or fit < len(required):
+        return None
+    rest = [i for i in range(len(outputs)) if i not in required]
+    rng = random.Random(int.from_bytes(hashlib.sha256(f"{seed}/{len(outputs)}".encode()).digest()[:8], "big"))
+    return sorted(required | set(rng.sample(rest, min(len(rest), fit - len(required)))))
+
+
+def _encoded(quality: Any, model: _Model, what: str) -> _Model:
+    """``model`` with its outputs encoded; an output outside the quality's output space is an inconsistency."""
+    try:
+        model.output_codes = [quality.output_space.encode(r, name="r") for r in model.outputs]
+    except InvalidArgument as error:
+        raise InternalInconsistency(
+            f"small-model check: {what} is PROVED over a range reaching outside the quality's output space: {error}", claim=what
+        ) from None
+    return model
+
+
+def _build(quality: Any, mechanism: dict[str, Any], add_remove: bool, max_evaluations: int, what: str, sample: tuple[list[Hashable], str] | None = None) -> _Model:
+    """The model within the budget: finite fields in full if that fits, else representative records, else corners;
+    if the corners still do not fit because a finite range has too many outputs and ``sample`` (the named outputs and
+    the seed) is given, a deterministic subset of the outputs (:func:`_output_subset`); else refused."""
     needed = None
+    last = None
+    least = ""
     weight = sum(1 for _ in sympy.preorder_traversal(quality.expr))  # the interpreter's work per evaluation grows with it
     for level in LEVELS:
+        last = None  # only the last level's model (the corners) may have its outputs sampled
         records = record_codes(quality.schema, quality.expr, level=level)
         count = len(records)
         pair_count = count * count + count if add_remove else count * (count - 1) // 2 * (1 + count)
@@ -202,16 +266,19 @@ def _build(quality: Any, mechanism: dict[str, Any], add_remove: bool, max_evalua
         if isinstance(quality, LogLikelihood):
             model.keys = [(i,) for i in range(count)]
         if model.evaluations <= max_evaluations:
-            try:
-                model.output_codes = [quality.output_space.encode(r, name="r") for r in outputs]
-            except InvalidArgument as error:
-                raise InternalInconsistency(
-                    f"small-model check: {what} is PROVED over a range reaching outside the quality's output space: {error}", claim=what
-                ) from None
-            return model
+            return _encoded(quality, model, what)
         needed = model.evaluations
+        last = model
+    if last is not None and sample is not None and mechanism["range"]["kind"] == "finite":
+        fit = max_evaluations // (len(last.keys) * last.weight + len(last.pairs))
+        chosen = _output_subset(last.outputs, fit, *sample)
+        if chosen is not None:
+            last.range_outputs = len(last.outputs)
+            last.outputs = [last.outputs[i] for i in chosen]
+            return _encoded(quality, last, what)
+        least = f" (sampled, at least {MIN_OUTPUTS} of its {len(last.outputs)} outputs: {MIN_OUTPUTS * (len(last.keys) * last.weight + len(last.pairs))})"
     raise SmallModelBudget(
-        f"the small-model check of {what} needs {needed} evaluations, more than max_small_model_evaluations={max_evaluations} "
+        f"the small-model check of {what} needs {needed} evaluations{least}, more than max_small_model_evaluations={max_evaluations} "
         "(to admit it: CertificateLimits(max_small_model_evaluations=…), expmech check --limit max_small_model_evaluations=…)",
         parameter="max_small_model_evaluations",
         value=needed,
@@ -493,7 +560,9 @@ def small_model_check(predicate: dict[str, Any], quality: QualityFunction | LogL
     add_remove = Neighbours.parse(mechanism["neighbours"]) is Neighbours.ADD_REMOVE
     start = _start(claims)
     what = "claims " + ", ".join(proved)
-    model = _build(quality, mechanism, add_remove, max_evaluations, what)
+    # a finite range too large for the budget is sampled (not for truthfulness, which sums over the whole range)
+    sample = None if "truthfulness" in proved or isinstance(quality, LogLikelihood) else (_named_outputs(claims), str(predicate.get("quality", {}).get("sha256", "")))
+    model = _build(quality, mechanism, add_remove, max_evaluations, what, sample)
     work = model.evaluations
     if "truthfulness" in proved:
         work += truthfulness_work(claims["truthfulness"], len(model.outputs))
@@ -516,4 +585,5 @@ def small_model_check(predicate: dict[str, Any], quality: QualityFunction | LogL
             _normaliser(quality, model, table, claims["normaliser"], mechanism, start)
         if "truthfulness" in proved:
             _truthfulness(quality, model, claims["truthfulness"], mechanism)
-    return SmallModelReport(proved, len(model.records), model.level, len(model.keys), len(model.outputs), len(model.pairs), work)
+    scope = SAMPLED if model.range_outputs else "every output"
+    return SmallModelReport(proved, len(model.records), model.level, len(model.keys), len(model.outputs), len(model.pairs), work, model.range_outputs, scope)
