@@ -44,6 +44,9 @@ def _base_groups(name: str) -> list[list[str]]:
             groups.append(["placeholder"])
         elif action.required:
             groups.append([action.option_strings[-1], "1"])
+    for group in _subcommands()[name]._mutually_exclusive_groups:  # one member of each required either-or group
+        if group.required:
+            groups.append([group._group_actions[0].option_strings[-1], "1"])
     return groups
 
 
@@ -110,12 +113,13 @@ def test_every_argument_says_what_it_is_and_its_default(name):
     value states its default (shown by the parser, or written in the help when it is not a plain value)."""
     sub = _subcommands()[name]
     formatter = sub._get_formatter()
+    either_or = {id(a) for group in sub._mutually_exclusive_groups if group.required for a in group._group_actions}
     for action in sub._actions:
         if isinstance(action, argparse._HelpAction):
             continue
         assert action.help and action.help.strip(), (name, action.dest)
         takes_value = action.nargs != 0
-        if action.option_strings and takes_value and not action.required:
+        if action.option_strings and takes_value and not action.required and id(action) not in either_or:
             shown = formatter._get_help_string(action) % {"default": action.default}
             assert "default" in shown, (name, action.option_strings, shown)
             if action.default is not None:

@@ -276,12 +276,12 @@ def check_composition_file(path: str) -> tuple[int, str] | None:
 def add_account_parser(commands: Any) -> None:
     """Register ``expmech account`` on the subcommand parsers."""
     account = commands.add_parser("account", help="compose certified mechanisms: (ε, δ) as an exact enclosure")
-    account.add_argument("certificates", nargs="+")
+    account.add_argument("certificates", nargs="+", metavar="CERT", help="certificates (.cert.json) of the mechanisms composed, each re-checked first")
     account.add_argument("--times", type=int, action="append", required=True, help="how many times each certificate's mechanism runs (once for all, or once per certificate)")
     which = account.add_mutually_exclusive_group(required=True)
     which.add_argument("--epsilon", default=None, help="report δ(ε) at this ε > 0 (p/q or a decimal)")
     which.add_argument("--delta", default=None, help="report ε(δ) at this δ in (0, 1)")
     account.add_argument("--adaptive", action="store_true", help="adaptive composition (a sound bound; also for peeling top-k)")
-    account.add_argument("--format", choices=("text", "json"), default="text")
-    account.add_argument("-o", "--output", default=None, help="write a composition certificate that expmech check re-derives")
+    account.add_argument("--format", choices=("text", "json"), default="text", help="format of the answer")
+    account.add_argument("-o", "--output", default=None, help="write a composition certificate that expmech check re-derives (default: none)")
 
