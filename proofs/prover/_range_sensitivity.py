@@ -229,7 +229,7 @@ def _search(quality: QualityFunction, relation: Neighbours, start: int, pairs: _
         per_field = [interesting_codes(domain, [s[sym] for s in seeds if sym in s], limit=4) for _, sym, domain in quality.schema.items()]
         records = [dict(zip(symbols, combo)) for combo in itertools.islice(itertools.product(*per_field), SEARCH_RECORDS)]
     outputs: list[Codes]
-    if quality.output_space.is_finite and len(quality.outputs()) <= SEARCH_OUTPUTS:
+    if quality.output_space.is_finite and (quality.output_space.size or 0) <= SEARCH_OUTPUTS:
         outputs = [quality.output_space.encode(r) for r in quality.outputs()]
     else:
         symbols = [sym for _, sym, _ in quality.output_space.items()]
