@@ -14,6 +14,7 @@ from typing import Any
 from expmech.spec import InvalidType
 from expmech.spec.internal import describe
 
+from ..prover._range_sensitivity import INCONSISTENT
 from ..smallmodel import InternalInconsistency, SmallModelBudget, SmallModelReport, small_model_check
 from ._run import CheckOutcome, _Check
 from ._limits import CertificateLimits
@@ -26,7 +27,18 @@ def certify_small_model(statement: dict[str, Any], quality: Any, limits: Certifi
     limits = CertificateLimits() if limits is None else limits
     if not isinstance(limits, CertificateLimits):
         raise InvalidType(f"limits={describe(limits)} must be a CertificateLimits", parameter="limits", value=limits)
-    return small_model_check(statement["predicate"], quality, max_evaluations=limits.max_small_model_evaluations)
+    report = small_model_check(statement["predicate"], quality, max_evaluations=limits.max_small_model_evaluations)
+    _contradicted_range(statement)
+    return report
+
+
+def _contradicted_range(statement: dict[str, Any]) -> None:
+    """Raise :class:`InternalInconsistency` where the derivation found a concrete pair contradicting a proved range
+    sensitivity (:func:`~expmech.proofs.prover.range_sensitivity_given` leaves the claim UNKNOWN with that reason)."""
+    for claim in statement["predicate"].get("claims", ()):
+        reason = claim.get("reason") if isinstance(claim, dict) else None
+        if claim.get("id") == "bounded-range" and isinstance(reason, str) and reason.startswith(INCONSISTENT):
+            raise InternalInconsistency(f"bounded-range: {reason}", claim="range sensitivity")
 
 
 def check_small_model(run: _Check, statement: dict[str, Any], quality: Any) -> None:
@@ -37,6 +49,10 @@ def check_small_model(run: _Check, statement: dict[str, Any], quality: Any) -> N
         raise run.fail("small-model check", str(error), CheckOutcome.REFUSED) from None
     except InternalInconsistency as error:
         raise run.fail("small-model check", f"internal inconsistency: {error}", CheckOutcome.INCONCLUSIVE) from None
+    try:
+        _contradicted_range(statement)
+    except InternalInconsistency as error:
+        raise run.fail("small-model check", str(error), CheckOutcome.INCONCLUSIVE) from None
     if report.claims:
         scope = {"exhaustive": "every finite field domain listed", "representative": "representative records"}.get(report.level, "corner records")
         outputs = f"{report.outputs} outputs"

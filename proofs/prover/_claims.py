@@ -24,12 +24,11 @@ from fractions import Fraction
 from typing import Any
 
 import sympy
-import z3
 
 from expmech.spec import DATASET_SIZE, ExpMechError, InvalidArgument, InvalidType
 from expmech.spec.internal import describe
 
-from ._z3bridge import Translator, check, int_var, real_var
+from ._z3bridge import Translator, as_real, check, int_var, real_var
 
 __all__ = ["Comparison", "at_least", "parse_claim", "value_at"]
 
@@ -202,7 +201,7 @@ class Comparison:
 
 
 def _to_z3(expr: sympy.Expr, size: Any) -> Any:
-    return Translator({n: z3.ToReal(size)}).number(expr)
+    return Translator({n: as_real(size)}).number(expr)
 
 
 def at_least(a: sympy.Expr, b: sympy.Expr, *, start: int = 1, rlimit: int = 2_000_000, timeout_ms: int = 10_000) -> Comparison:

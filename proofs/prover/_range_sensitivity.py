@@ -38,6 +38,7 @@ from expmech.spec.internal import describe, readable
 from expmech.spec.internal import nonnegative_rational
 
 from .._outcome import Status
+from ..smallmodel import InternalInconsistency
 from ._claims import at_least, value_at
 from ._encoding import Codes, codes_from_model, domain_constraint, interesting_codes, variables
 from ._joint import applies
@@ -49,6 +50,9 @@ from ._sensitivity import prove_sensitivity
 from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, Translator, check, fresh_context, int_var, maximise, q, real_var, z3_version
 
 __all__ = ["RangeSensitivityResult", "RangeWitness", "prove_range_sensitivity", "range_sensitivity_given"]
+
+#: How the reason of a result contradicted by a concrete pair begins (the certificate's net raises on it).
+INCONSISTENT = "internal inconsistency"
 
 #: Records and outputs the concrete search uses at most.
 SEARCH_RECORDS = 64
@@ -313,7 +317,9 @@ def prove_range_sensitivity(
       inconclusive), or the proved bound exceeds the claim and no pair does.
 
     Raises :class:`~expmech.spec.InvalidType` for a black-box quality and
-    :class:`~expmech.spec.InvalidArgument` for a bad claim or neighbour relation.
+    :class:`~expmech.spec.InvalidArgument` for a bad claim or neighbour relation, and
+    :class:`~expmech.proofs.smallmodel.InternalInconsistency` (a prover bug, exit 4)
+    where a concrete pair, re-evaluated exactly, exceeds a bound a route proved.
     """
     if not isinstance(quality, QualityFunction):
         raise InvalidType(f"quality={describe(quality)} must be an expmech.spec.QualityFunction", parameter="quality", value=quality)
@@ -387,7 +393,15 @@ def _prove(
         return result(Status.UNKNOWN, "; ".join(notes) or "no proof", None, "none", (), witness=pairs.best)
     bound, rule, queries = min(candidates, key=lambda c: c[0])
     if pairs.best is not None and pairs.best.spread > bound:
-        raise RuntimeError(f"internal error: a pair's spread {pairs.best.spread} exceeds the proved range sensitivity {bound} ({rule})")
+        # A concrete pair, re-evaluated exactly, contradicts a proved bound: a prover bug, never a proof.
+        message = (f"{INCONSISTENT}: a pair's spread {readable(pairs.best.spread)} exceeds the proved range sensitivity "
+                   f"{readable(bound)} ({rule}): {pairs.best} (n = {pairs.best.size})")
+        if given is None:
+            raise InternalInconsistency(message, claim="range sensitivity", pair=(list(pairs.best.dataset1), list(pairs.best.dataset2),
+                                        (pairs.best.output_high, pairs.best.output_low)), gap=pairs.best.spread, bound=bound, size=pairs.best.size)
+        # Inside a certificate: nothing is claimed, and the net (the small-model check, which names the claim it
+        # contradicts) raises InternalInconsistency on this reason — see expmech.proofs.certificate._smallmodel.
+        return result(Status.UNKNOWN, message, None, rule, (), witness=pairs.best)
     witness = pairs.best if pairs.best is not None and pairs.best.spread == bound else None
     scope = f" (hypothesis: {hypotheses[0]})" if hypotheses else ""
     every = "every n >= 0" if start == 0 else "every n >= 1"

@@ -30,7 +30,7 @@ from ._bounded import ConcretePair, RecordUnknowns, confirm
 from ._claims import value_at
 from ._encoding import Codes, codes_from_model
 from ._rules import Prover
-from ._z3bridge import Translator, as_number, check, int_val, int_var
+from ._z3bridge import Translator, as_number, as_real, check, int_val, int_var
 
 __all__ = ["LARGEST_SIZE", "SYMBOLIC_RLIMIT", "symbolic_pair"]
 
@@ -67,7 +67,7 @@ def _query(prover: Prover, claim: sympy.Expr, start: int, kinds: int, rlimit: in
     constraints = records.constraints + [m >= 0 for m in multiplicities] + [size >= max(start, 1 if replace else 0)]
 
     def times(m: Any, value: Any) -> Any:
-        return m * value if z3.is_int(value) else z3.ToReal(m) * value
+        return m * value if z3.is_int(value) else as_real(m) * value
 
     before: dict[sympy.Basic, Any] = {Size(): size}
     after: dict[sympy.Basic, Any] = {Size(): size if replace else size + 1}
@@ -79,12 +79,12 @@ def _query(prover: Prover, claim: sympy.Expr, start: int, kinds: int, rlimit: in
                 rest = [times(m, term(node, k)) for m, k in zip(multiplicities, kind_vars)]
             first, second = records.sums(node, rest)
             if isinstance(node, Mean):
-                first = z3.ToReal(first) / z3.ToReal(before[Size()])
-                second = z3.ToReal(second) / z3.ToReal(after[Size()])
+                first = as_real(first) / as_real(before[Size()])
+                second = as_real(second) / as_real(after[Size()])
             before[node], after[node] = first, second
         value_before = as_number(Translator({**before, **outputs})(quality.expr))
         value_after = as_number(Translator({**after, **outputs})(quality.expr))
-        limit = Translator({DATASET_SIZE: z3.ToReal(size)}).number(claim)
+        limit = Translator({DATASET_SIZE: as_real(size)}).number(claim)
     except InvalidArgument:
         return None
     difference = value_after - value_before

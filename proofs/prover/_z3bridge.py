@@ -40,6 +40,7 @@ __all__ = [
     "QueryResult",
     "Translator",
     "as_bool",
+    "as_real",
     "as_number",
     "bool_val",
     "check",
@@ -379,6 +380,13 @@ def as_number(term: Any) -> Any:
     if z3.is_bool(term):
         return z3.If(term, int_val(1), int_val(0))
     return term
+
+
+def as_real(term: Any) -> Any:
+    """An arithmetic z3 term as a Real: an Int (or a 0/1 Boolean) converted, a Real unchanged (``z3.ToReal`` of a
+    Real raises "Z3 integer expression expected", so no caller converts a term whose sort it has not checked)."""
+    term = as_number(term)
+    return z3.ToReal(term) if z3.is_int(term) else term
 
 
 def as_bool(term: Any) -> Any:

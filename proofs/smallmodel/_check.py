@@ -68,7 +68,7 @@ from expmech.spec.internal import expression_from_json
 
 from ._exact import Undefined, evaluate, evaluate_at, parse_bound
 from ._truthful import check_truthfulness_claim, truthfulness_work
-from ._model import LEVELS, MAX_SIZE, Pair, count_datasets, datasets, pairs, range_points, record_codes
+from ._model import LEVELS, MAX_SIZE, Pair, count_datasets, datasets, listable, pairs, range_points, record_codes
 
 __all__ = ["DEFAULT_MAX_EVALUATIONS", "InternalInconsistency", "SmallModelBudget", "SmallModelReport", "small_model_check"]
 
@@ -252,6 +252,8 @@ def _build(quality: Any, mechanism: dict[str, Any], add_remove: bool, max_evalua
     weight = sum(1 for _ in sympy.preorder_traversal(quality.expr))  # the interpreter's work per evaluation grows with it
     for level in LEVELS:
         last = None  # only the last level's model (the corners) may have its outputs sampled
+        if level == "exhaustive" and any(d.is_finite and not listable(d) for _, _, d in quality.schema.items()):
+            continue  # a field too large to list (a large integer range) is never exhaustive
         records = record_codes(quality.schema, quality.expr, level=level)
         count = len(records)
         pair_count = count * count + count if add_remove else count * (count - 1) // 2 * (1 + count)

@@ -35,9 +35,9 @@ from typing import Any
 
 import sympy
 
-from expmech.spec import Count, Domain, IntRange, Mean, QualityError, QualityFunction, RationalRange, Size, Total
+from expmech.spec import SMALL_DOMAIN, Count, Domain, IntRange, Mean, QualityError, QualityFunction, RationalRange, Size, Total
 
-__all__ = ["LEVELS", "MAX_SIZE", "Pair", "count_datasets", "datasets", "pairs", "range_points", "record_codes", "representative"]
+__all__ = ["LEVELS", "MAX_SIZE", "Pair", "count_datasets", "datasets", "listable", "pairs", "range_points", "record_codes", "representative"]
 
 #: Datasets of at most this many records, the empty dataset included.
 MAX_SIZE = 2
@@ -59,9 +59,15 @@ def _constants(expr: sympy.Basic) -> set[Fraction]:
     return {Fraction(int(a.p), int(a.q)) for a in expr.atoms(sympy.Rational)}
 
 
+def listable(domain: Domain) -> bool:
+    """Whether the small model may list ``domain``'s codes: finite and at most :data:`~expmech.spec.SMALL_DOMAIN`
+    values (a larger integer range is never listed: it is met by its ends, midpoint and the constants)."""
+    return domain.is_finite and (domain.size or 0) <= SMALL_DOMAIN
+
+
 def _inside(domain: Domain, code: Fraction) -> Any:
     """``code`` as the domain's code if it lies in ``domain``, else None."""
-    if domain.is_finite:
+    if listable(domain):
         codes = domain.codes()
         for c in codes:
             if c == code:
@@ -79,7 +85,7 @@ def representative(domain: Domain, constants: Iterable[Fraction]) -> list[Any]:
     """A few codes of ``domain``: ends, 0, ±1, the constants (integers: floor, ceiling, ±1), a midpoint; sorted."""
     lo, hi = domain.bounds()
     found: set[Fraction] = {Fraction(0), Fraction(1), Fraction(-1)}
-    if domain.is_finite:
+    if listable(domain):
         codes = domain.codes()
         found.update(Fraction(c) for c in (codes[0], codes[-1], codes[len(codes) // 2]))
     for end in (lo, hi):
@@ -112,7 +118,7 @@ def record_codes(schema: Any, expr: sympy.Basic, *, level: str) -> list[Codes]:
     constants = _constants(expr)
     per_field = []
     for _, symbol, domain in schema.items():
-        codes = list(domain.codes()) if level == "exhaustive" and domain.is_finite else representative(domain, constants)
+        codes = list(domain.codes()) if level == "exhaustive" and listable(domain) else representative(domain, constants)
         per_field.append([(symbol, c) for c in codes])
     if level != "corners":
         return [dict(combo) for combo in itertools.product(*per_field)]
