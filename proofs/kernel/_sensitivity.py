@@ -19,6 +19,7 @@ from expmech.spec import Size
 
 from ._bounds import Bound
 from ._derivation import Context, Node, Rule, at_least
+from ._joint import joint, size_only
 from ._linear import Linear, Piece, linear_form
 from ._smt import Obligation
 from ._terms import Encoder, any_of, has_aggregate
@@ -240,6 +241,8 @@ SENSITIVITY_RULES: dict[str, Rule] = {
     "max-min": extremum,
     "piecewise": piecewise,
     "weaken": weaken,
+    "size-only": size_only,
+    "joint": joint,
 }
 
 #: rule name -> (claim, statement name, one-line statement)
