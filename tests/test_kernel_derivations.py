@@ -409,3 +409,23 @@ def test_domains_of_every_kind_are_encoded():
     q = QualityFunction(mean(schema["v"]), schema=schema, outputs=OUTPUTS)
     assert check_derivation(q, "replace-one", derivation(node(q, "m", [], "linear", 100 / n, data={"plain": "0", "mean": "100"}))).accepted
     assert not check_derivation(q, "replace-one", derivation(node(q, "m", [], "linear", 99 / n, data={"plain": "0", "mean": "99"}))).accepted
+
+
+@pytest.mark.parametrize("largest", [0, 1, 2])
+def test_a_max_bound_below_any_one_argument_is_rejected(largest):
+    """Max and Piecewise: the bound must be at least every premise's, wherever the largest sits (first, middle, last)."""
+    atoms = [count(x >= 1), count(x >= 2), count(x >= 3)]
+    q = quality(sympy.Max(*atoms))
+    premises = []
+    for i, arg in enumerate(q.expr.args):
+        plain = "2" if i == largest else "1"
+        premises.append(node(q, f"a{i}", [i], "linear", int(plain), data={"plain": plain, "mean": "0"}))
+    assert check(q, derivation(node(q, "m", [], "max-min", 2, premises))).accepted
+    assert check(q, derivation(node(q, "m", [], "max-min", 1, premises))).node == "m"
+    pw = quality(sympy.Piecewise((atoms[0], r >= 2), (atoms[1], r >= 1), (atoms[2], True)))
+    branches = []
+    for i in range(3):
+        plain = "2" if i == largest else "1"
+        branches.append(node(pw, f"b{i}", [i, 0], "linear", int(plain), data={"plain": plain, "mean": "0"}))
+    assert check(pw, derivation(node(pw, "p", [], "piecewise", 2, branches))).accepted
+    assert check(pw, derivation(node(pw, "p", [], "piecewise", 1, branches))).node == "p"
