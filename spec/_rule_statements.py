@@ -4,8 +4,10 @@ The proof kernel (``expmech.proofs.kernel``) accepts a derivation rule by rule;
 each rule's statement is here, one per rule name, with its argument written as
 proof steps that sympy checks (:func:`~expmech.spec.check_steps`) where they
 are algebraic.  They are not statements of the source: their ``source_lines``
-are ``(0, 0)`` and their ``kind`` is ``"rule"``.  A rule statement's id is
-``"rule-" + name`` (:func:`rule_statement`).
+are ``(0, 0)`` and their ``kind`` is ``"rule"``.  A sensitivity rule's statement
+has the id ``"sensitivity-" + name``; the other claims' rules are named after
+their claim already (``monotone-…``) and their statement's id is the rule's
+name (:func:`rule_statement` finds either by rule name).
 
 Notation: ``D`` and ``D′`` are neighbouring datasets, ``n`` (the spec's
 :data:`~expmech.spec.DATASET_SIZE`, a *nonnegative* integer) the size of both
@@ -43,6 +45,10 @@ aD_f, aD2_f, d_f, h_f = sympy.Function("a_D"), sympy.Function("a_D′"), sympy.F
 j = sympy.Symbol("j", integer=True, positive=True)
 
 
+#: The prefixes of the rules of the claims other than sensitivity.
+_OTHER_CLAIMS = ("monotone-", "range-", "normaliser-", "ratio-", "truthful-")
+
+
 def _eq(lhs: sympy.Basic, rhs: sympy.Basic) -> sympy.Basic:
     return sympy.Eq(lhs, rhs, evaluate=False)
 
@@ -57,7 +63,7 @@ def _ge(lhs: sympy.Basic, rhs: sympy.Basic) -> sympy.Basic:
 
 def _rule(name: str, title: str, hypotheses: tuple[Hypothesis, ...], conclusion_text: str, steps: tuple[ProofStep, ...], note: str) -> Statement:
     return Statement(
-        id=f"rule-{name}",
+        id=name if name.startswith(_OTHER_CLAIMS) else f"sensitivity-{name}",
         kind="rule",
         title=title,
         source_lines=(0, 0),
@@ -422,9 +428,10 @@ RULE_STATEMENTS: tuple[Statement, ...] = (DATA_FREE, LINEAR, SIZE_ONLY, SUM, SCA
 
 
 def rule_statement(rule: str) -> Statement:
-    """The statement of the kernel rule named ``rule`` (its id is ``"rule-" + rule``); :class:`InvalidArgument` otherwise."""
+    """The statement of the kernel rule named ``rule`` (id ``"sensitivity-" + rule``, or ``rule`` itself for the
+    other claims' rules); :class:`InvalidArgument` otherwise."""
     for item in RULE_STATEMENTS:
-        if item.id == f"rule-{rule}":
+        if item.id in (rule, f"sensitivity-{rule}") and not rule.startswith("sensitivity-"):
             return item
-    known = ", ".join(item.id.removeprefix("rule-") for item in RULE_STATEMENTS)
+    known = ", ".join(item.id.removeprefix("sensitivity-") for item in RULE_STATEMENTS)
     raise InvalidArgument(f"rule={rule!r} is not one of: {known}", parameter="rule", value=rule)

@@ -81,7 +81,7 @@ def test_spec_command_json(capsys):
     assert code == 0
     ids = [item["id"] for item in data["statements"]]
     assert ids[0] == "mechanism" and "synthetic-size" in ids and len(ids) == 14 + len(RULE_STATEMENTS)
-    assert ids[14:] == [s.id for s in RULE_STATEMENTS] and "rule-sum" in ids and "rule-monotone-total" in ids
+    assert ids[14:] == [s.id for s in RULE_STATEMENTS] and "sensitivity-sum" in ids and "monotone-total" in ids
     accuracy = next(item for item in data["statements"] if item["id"] == "accuracy")
     assert accuracy["steps"]["verified"] == accuracy["steps"]["total"] > 0
     assert {h["id"] for h in accuracy["hypotheses"] if not h["in_source"]} >= {"q-nonnegative"}

@@ -20,7 +20,8 @@ def test_one_statement_per_sensitivity_rule_of_the_kernel_table():
     """Every sensitivity rule name of the kernel's table has its statement, found by rule name and by id."""
     for name in SENSITIVITY_RULES:
         item = rule_statement(name)
-        assert item.id == f"rule-{name}" and statement(item.id) is item and item.kind == "rule"
+        assert item.id == f"sensitivity-{name}" and statement(item.id) is item and item.kind == "rule"
+    assert rule_statement("monotone-total").id == "monotone-total"
     ids = [s.id for s in RULE_STATEMENTS]
     assert len(ids) == len(set(ids)) and not set(ids) & {s.id for s in STATEMENTS}
     assert all(s.source_lines == (0, 0) and s.note.startswith("Not in the source") for s in RULE_STATEMENTS)
