@@ -60,10 +60,14 @@ class Node:
         """The rational ``data[key]``; Rejected when missing or not a ``"p/q"`` string."""
         if key not in self.data:
             raise Rejected(self.id, f"rule {self.rule} needs data[{key!r}]")
+        return self.rational_text(self.data[key], f"data[{key!r}]")
+
+    def rational_text(self, text: Any, name: str) -> Fraction:
+        """The rational written ``text``; Rejected (naming ``name``) when it is not a ``"p/q"`` string."""
         try:
-            return rational_from_text(self.data[key], name=f"data[{key!r}]")
+            return rational_from_text(text, name=name)
         except (InvalidArgument, ValueError) as error:
-            raise Rejected(self.id, f"data[{key!r}] is not a rational: {error}") from None
+            raise Rejected(self.id, f"{name} is not a rational: {error}") from None
 
 
 Rule = Callable[["Context", Node], None]
