@@ -424,7 +424,66 @@ MONOTONE_STATEMENTS: tuple[Statement, ...] = (
     MONOTONE_UNIFORM,
 )
 
-RULE_STATEMENTS: tuple[Statement, ...] = (DATA_FREE, LINEAR, SIZE_ONLY, SUM, SCALE, ABS, MAX_MIN, PIECEWISE, JOINT, WEAKEN, *MONOTONE_STATEMENTS)
+# Range sensitivity (claim "range-sensitivity"): d(y) = q(D, y) − q(D′, y); the
+# root bounds the spread d(y₁) − d(y₂) over every neighbouring pair and outputs.
+
+d1, d2 = sympy.symbols("d_1 d_2", real=True)
+p1, p2 = sympy.symbols("p_1 p_2", nonnegative=True)
+h_a2, h_b2, S2 = sympy.symbols("h_a2 h_b2 S_2", real=True)
+
+RANGE_DIRECT = _rule(
+    "range-direct",
+    "The two-output joint encoding bounds the spread",
+    (
+        Hypothesis("over-approximation", "at each output the other records' contribution to each aggregate is an unknown within (records)·[lo, hi] of its term, the lo, hi checked"),
+        Hypothesis("unsat", "z3 finds no model with d(y₁) − d(y₂) > B (the kernel writes the query itself)"),
+    ),
+    "max_y d(y) − min_y d(y) <= B for every n the query ranges over",
+    (
+        ProofStep(
+            "each output's change is the changed records' terms there: the common part cancels (a count or total, replace-one)",
+            _eq(((S + h_a) - (S + h_b)) - ((S2 + h_a2) - (S2 + h_b2)), (h_a - h_b) - (h_a2 - h_b2)),
+        ),
+        ProofStep("each common record's term is at most its bound", _le(h_f(j), h_hi), "combination", (_le(h_f(j), h_hi),), (sympy.Integer(1),)),
+        ProofStep(
+            "so each common part lies in the unknown's range (n − 1 = m records)",
+            _le(sympy.Sum(h_f(j), (j, 1, m)), sympy.Sum(h_hi, (j, 1, m))),
+            "termwise-sum",
+            from_step=1,
+        ),
+    ),
+    "Every real pair and pair of outputs is a model of the relaxation, so its unsatisfiability bounds every real spread.",
+)
+
+RANGE_DOUBLE = _rule(
+    "range-double",
+    "The spread is at most twice the sensitivity",
+    (Hypothesis("sensitivity", "|d(y)| <= Δ at every output y, by an accepted sensitivity derivation", _le(d1, Dd)), Hypothesis("dominates", "2·Δ <= B", _le(2 * Dd, B))),
+    "d(y₁) − d(y₂) <= B",
+    (ProofStep("weights 1, 1, 1", _le(d1 - d2, B), "combination", (_le(d1, Dd), _le(-d2, Dd), _le(2 * Dd, B)), (1, 1, 1)),),
+    "",
+)
+
+RANGE_MONOTONE = _rule(
+    "range-monotone",
+    "For a monotone q the spread is at most the sensitivity",
+    (
+        Hypothesis("sensitivity", "|d(y)| <= Δ at every output y", _le(d1, Dd)),
+        Hypothesis("monotone", "every d(y) of one pair has one sign (add-remove), or all are equal (replace-one, uniform)"),
+        Hypothesis("dominates", "Δ <= B", _le(Dd, B)),
+    ),
+    "d(y₁) − d(y₂) <= B",
+    (
+        ProofStep("both changes >= 0", _le(p1 - p2, B), "combination", (_le(p1, Dd), _le(Dd, B)), (1, 1)),
+        ProofStep("both changes <= 0 (d = −p)", _le(-p1 + p2, B), "combination", (_le(p2, Dd), _le(Dd, B)), (1, 1)),
+        ProofStep("uniform: equal changes", _le(d1 - d1, B), "combination", (), ()),
+    ),
+    "",
+)
+
+RANGE_STATEMENTS: tuple[Statement, ...] = (RANGE_DIRECT, RANGE_DOUBLE, RANGE_MONOTONE)
+
+RULE_STATEMENTS: tuple[Statement, ...] = (DATA_FREE, LINEAR, SIZE_ONLY, SUM, SCALE, ABS, MAX_MIN, PIECEWISE, JOINT, WEAKEN, *MONOTONE_STATEMENTS, *RANGE_STATEMENTS)
 
 
 def rule_statement(rule: str) -> Statement:
