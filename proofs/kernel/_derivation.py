@@ -27,7 +27,7 @@ from ._verdict import Rejected
 
 __all__ = ["Context", "Node", "Rule", "at_least", "read_node", "term_text"]
 
-MAX_NODES = 100_000
+MAX_NODES = 50_000
 MAX_DEPTH = 300
 MAX_PATH = 300
 TEXT_LENGTH = 200
@@ -85,6 +85,7 @@ class Context:
         self.outputs = {sym: (session.variable(f"out_{name}", d), session.boolean(False)) for name, sym, d in quality.output_space.items()}
         self._encoders: dict[str, Encoder] = {}
         self.count = 0
+        self.texts: dict[tuple[tuple[int, ...], tuple[int, ...] | None], str] = {}  # each position printed once
 
     def encoder(self, tag: str) -> Encoder:
         """The encoder over record ``tag`` (``"a"``, ``"b"``) and the outputs."""
@@ -135,8 +136,11 @@ def read_node(ctx: Context, raw: Any, depth: int = 0) -> Node:
         if list(args) != sorted(set(args)):
             raise Rejected(node_id, "args must be increasing and distinct")
         summands = tuple(expr.args[i] for i in args)
-    if raw.get("text") != term_text(expr, args):
-        raise Rejected(node_id, f"text {str(raw.get('text'))[:80]!r} does not match the subterm at {path_raw}: {term_text(expr, args)[:80]!r}")
+    key = (tuple(path_raw), args)
+    if key not in ctx.texts:
+        ctx.texts[key] = term_text(expr, args)
+    if raw.get("text") != ctx.texts[key]:
+        raise Rejected(node_id, f"text {str(raw.get('text'))[:80]!r} does not match the subterm at {path_raw}: {ctx.texts[key][:80]!r}")
     case = raw.get("case")
     if not isinstance(case, Mapping) or len(case) != 1 or not set(case) <= {"from", "at"}:
         raise Rejected(node_id, "case must be {'from': k} or {'at': k}")
