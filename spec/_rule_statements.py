@@ -296,6 +296,17 @@ PIECEWISE = _rule(
     "The kernel checks structurally that the conditions are data-free.",
 )
 
+#: Steps 2–3 of the joint encodings: the other records' part lies in its unknown's range (the step index 1 is fixed).
+_COMMON_PART = (
+    ProofStep("each common record's term is at most its bound", _le(h_f(j), h_hi), "combination", (_le(h_f(j), h_hi),), (sympy.Integer(1),)),
+    ProofStep(
+        "so the common part of the n − 1 = m records lies below m·h_hi (and above m·h_lo, alike), n >= 1",
+        _le(sympy.Sum(h_f(j), (j, 1, m)), sympy.Sum(h_hi, (j, 1, m))),
+        "termwise-sum",
+        from_step=1,
+    ),
+)
+
 JOINT = _rule(
     "joint",
     "One query over every aggregate at once",
@@ -306,13 +317,7 @@ JOINT = _rule(
     "a_D − a_D′ <= B for every n the query ranges over",
     (
         ProofStep("a count of D′ replacing a by b is the common part plus b's indicator", _eq((S + h_b) - (S + h_a), h_b - h_a)),
-        ProofStep("each common record's term is at most its bound", _le(h_f(j), h_hi), "combination", (_le(h_f(j), h_hi),), (sympy.Integer(1),)),
-        ProofStep(
-            "so the common part of the n − 1 = m records lies below m·h_hi (and above m·h_lo, alike), n >= 1",
-            _le(sympy.Sum(h_f(j), (j, 1, m)), sympy.Sum(h_hi, (j, 1, m))),
-            "termwise-sum",
-            from_step=1,
-        ),
+        *_COMMON_PART,
     ),
     "Sound because every neighbouring pair satisfies the query's constraints; unsat of a superset is unsat of the set.",
 )
@@ -444,13 +449,7 @@ RANGE_DIRECT = _rule(
             "each output's change is the changed records' terms there: the common part cancels (a count or total, replace-one)",
             _eq(((S + h_a) - (S + h_b)) - ((S2 + h_a2) - (S2 + h_b2)), (h_a - h_b) - (h_a2 - h_b2)),
         ),
-        ProofStep("each common record's term is at most its bound", _le(h_f(j), h_hi), "combination", (_le(h_f(j), h_hi),), (sympy.Integer(1),)),
-        ProofStep(
-            "so each common part lies in the unknown's range (n − 1 = m records)",
-            _le(sympy.Sum(h_f(j), (j, 1, m)), sympy.Sum(h_hi, (j, 1, m))),
-            "termwise-sum",
-            from_step=1,
-        ),
+        *_COMMON_PART,
     ),
     "Every real pair and pair of outputs is a model of the relaxation, so its unsatisfiability bounds every real spread.",
 )
@@ -483,7 +482,35 @@ RANGE_MONOTONE = _rule(
 
 RANGE_STATEMENTS: tuple[Statement, ...] = (RANGE_DIRECT, RANGE_DOUBLE, RANGE_MONOTONE)
 
-RULE_STATEMENTS: tuple[Statement, ...] = (DATA_FREE, LINEAR, SIZE_ONLY, SUM, SCALE, ABS, MAX_MIN, PIECEWISE, JOINT, WEAKEN, *MONOTONE_STATEMENTS, *RANGE_STATEMENTS)
+# The normaliser (claim "normaliser"): Z(D) = Σ/∫ e^{ε q(D, r)} μ(dr) is the same for every D.
+
+eps_pos = sympy.Symbol("epsilon", positive=True)
+r_real, f1, f2 = sympy.symbols("r f_1 f_2", real=True)
+jj, kk = sympy.symbols("j k", integer=True)
+
+NORMALISER_TRANSLATE = _rule(
+    "normaliser-translate",
+    "A quality that is a translate of one profile has a normaliser free of the data",
+    (
+        Hypothesis("translate", "q(D, r) = h(r − f(D)) wherever q is defined, h free of the data (a z3 query over free aggregate values)"),
+        Hypothesis("whole-line", "r ranges over all of ℝ with Lebesgue μ, or all of ℤ with counting μ and f(D) an integer"),
+    ),
+    "Z(D) = Σ/∫ e^{ε h(r − f(D))} μ(dr) = Σ/∫ e^{ε h(s)} μ(ds), the same for every D",
+    (
+        ProofStep(
+            "the Laplace profile h(s) = −|s| on ℝ: the normaliser at two datasets' shifts f₁, f₂ is the same",
+            _eq(sympy.Integral(sympy.exp(-eps_pos * sympy.Abs(r_real - f1)), (r_real, -sympy.oo, sympy.oo)), sympy.Integral(sympy.exp(-eps_pos * sympy.Abs(r_real - f2)), (r_real, -sympy.oo, sympy.oo))),
+        ),
+        ProofStep("and equals 2/ε", _eq(sympy.Integral(sympy.exp(-eps_pos * sympy.Abs(r_real - f1)), (r_real, -sympy.oo, sympy.oo)), 2 / eps_pos)),
+        ProofStep(
+            "on ℤ with an integer shift k, the term at r = j + k is the profile's term at j: the sum is reindexed, not changed",
+            _eq(sympy.exp(-eps_pos * sympy.Abs((jj + kk) - kk)), sympy.exp(-eps_pos * sympy.Abs(jj))),
+        ),
+    ),
+    "On a bounded range a shift moves mass across its ends, and on ℤ a non-integer shift changes the sum: the kernel requires the whole line and an integer f.",
+)
+
+RULE_STATEMENTS: tuple[Statement, ...] = (DATA_FREE, LINEAR, SIZE_ONLY, SUM, SCALE, ABS, MAX_MIN, PIECEWISE, JOINT, WEAKEN, *MONOTONE_STATEMENTS, *RANGE_STATEMENTS, NORMALISER_TRANSLATE)
 
 
 def rule_statement(rule: str) -> Statement:
