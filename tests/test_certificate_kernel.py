@@ -121,3 +121,156 @@ def test_a_derivation_is_a_closed_object_of_the_schema():
         report = check_certificate(_with_derivation(root))
         assert report.failed == "schema" and report.exit_code == 1, report.problems
         assert "claim sensitivity" in report.problems[0]
+
+
+# -- the catalogue: derivations the kernel accepts -------------------------------------------------------
+
+
+def _kinds() -> frozenset[str]:
+    from expmech.proofs.certificate._kernel_check import kernel_kinds
+
+    return kernel_kinds()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_catalogue_certificate_carries_derivations_the_kernel_accepts(name):
+    """Each PROVED claim of a kind with kernel rules carries a derivation; `check` runs the kernel on each, every
+    verdict is an acceptance, and the certificate still checks as before."""
+    from expmech.proofs.certificate._kernel_check import derivation_kind
+
+    certificate = catalogue_certificate(name)
+    expected = [c["id"] for c in certificate.statement["predicate"]["claims"] if c["status"] == "PROVED" and derivation_kind(c) in _kinds()]
+    for claim_id in expected:
+        assert "derivation" in claim(certificate.statement, claim_id), claim_id
+    report = check_certificate(certificate.data, cache=CACHE)
+    assert report.ok, report.problems
+    assert [row["claim"] for row in report.kernel] == expected
+    assert all(row["accepted"] and row["nodes"] >= 1 for row in report.kernel), report.kernel
+    for claim_id in expected:
+        assert (f"claim {claim_id}: kernel", True) in [(name, passed) for name, passed, _ in report.checks]
+
+
+def test_the_catalogue_has_proved_claims_the_kernel_checks():
+    """Not vacuous: the sensitivity claims of the catalogue are kernel-checked."""
+    assert "sensitivity" in _kinds()
+    assert claim(catalogue_certificate("median").statement, "sensitivity")["status"] == "PROVED"
+    assert "derivation" in claim(catalogue_certificate("median").statement, "sensitivity")
+
+
+def test_check_reports_the_kernel_in_text_and_json(tmp_path, capsys):
+    """`expmech check` prints a kernel line per checked claim; `--format json` carries the verdicts and every check."""
+    path = tmp_path / "median.cert.json"
+    path.write_text(catalogue_certificate("median").to_json(), encoding="utf-8")
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "kernel: claim sensitivity: accepted" in out
+    assert main(["check", "--format", "json", str(path)]) == 0
+    document = json.loads(capsys.readouterr().out)
+    (entry,) = document["certificates"]
+    assert entry["outcome"] == "CERTIFIES_DP" and entry["exit_code"] == 0
+    assert entry["kernel"] and entry["kernel"][0]["claim"] == "sensitivity" and entry["kernel"][0]["accepted"] is True
+    assert any(item["name"] == "claim sensitivity: kernel" and item["passed"] for item in entry["checks"])
+
+
+# -- mutants of derivations ----------------------------------------------------------------------------------
+
+
+def _rules() -> dict[str, str]:
+    from expmech.proofs.certificate._kernel_check import _rule_kind
+    from expmech.proofs.kernel import RULES
+
+    return {name: _rule_kind(info) for name, info in RULES.items()}
+
+
+def _sensitivity_derivation(name: str) -> dict[str, Any]:
+    return copy.deepcopy(claim(catalogue_certificate(name).statement, "sensitivity")["derivation"])
+
+
+#: Certificates whose sensitivity derivations are mutated: one per relation and shape of bound.
+MUTATED = ["median", "mode-add-remove", "clamped-sum-threshold", "synthetic-data"]
+
+
+@pytest.mark.parametrize("name", MUTATED)
+def test_the_kernel_rejects_every_mutant_of_a_catalogue_derivation(name):
+    """Generated wrong proofs (every node: bound, rule, term, case, data, premises dropped and duplicated; the root,
+    start, relation, claim kind) are each rejected by the kernel, with a node and a reason. Only a root made larger
+    — a true but weaker claim — may be accepted; `check` rejects that one as not the claim (next test)."""
+    from derivation_mutants import derivation_mutants, operator
+    from expmech.proofs.kernel import check_derivation
+
+    certificate = catalogue_certificate(name)
+    from expmech.proofs.certificate._inputs import inputs_from_json
+
+    inputs = inputs_from_json(certificate.statement["predicate"])
+    original = _sensitivity_derivation(name)
+    assert check_derivation(inputs.quality, inputs.neighbours, original).accepted
+    accepted, operators = [], set()
+    for label, mutant in derivation_mutants(original, _rules()):
+        verdict = check_derivation(inputs.quality, inputs.neighbours, mutant)
+        operators.add(operator(label))
+        if verdict.accepted and operator(label) != "root-larger":
+            accepted.append(label)
+        elif not verdict.accepted:
+            assert verdict.reason, label
+    assert not accepted, f"{name}: the kernel accepts the wrong proofs {accepted}"
+    assert {"bound", "rule", "term-down", "text", "case", "root-smaller", "start", "relation", "claim"} <= operators
+
+
+def _certify_with(name: str, mutate: Any, monkeypatch: Any) -> Any:
+    """A certificate of catalogue entry ``name`` whose prover wrote ``mutate(derivation)`` for its sensitivity: what a
+    prover bug produces.  ``check`` re-derives with the same prover, so the comparison passes; only the kernel can catch it."""
+    from expmech.impl import catalogue_entry
+    from expmech.proofs import certify
+    from expmech.proofs.certificate import _claim_derivation
+
+    honest = _claim_derivation.derivation_json
+
+    def wrong(result: Any) -> Any:
+        data = honest(result)
+        return mutate(data) if data is not None and data.get("claim") == "sensitivity" else data
+
+    monkeypatch.setattr(_claim_derivation, "derivation_json", wrong)
+    entry = catalogue_entry(name)
+    extra = {"base_measure": entry.base_measure} if entry.base_measure is not None else {}
+    return certify(entry.quality, epsilon=entry.epsilon, neighbours=entry.neighbours, claimed=entry.claimed_sensitivity, **extra)
+
+
+def _replaced(mutant: dict[str, Any]) -> Any:
+    return lambda data: copy.deepcopy(mutant)
+
+
+@pytest.mark.parametrize("operator_name", ["bound", "rule", "term-next", "case", "data-changed", "premise-dropped", "premise-duplicated", "root-larger"])
+def test_check_rejects_a_wrong_derivation_the_prover_wrote(operator_name, monkeypatch):
+    """A prover that writes a wrong derivation (one mutant per operator, on `median`): the re-derivation agrees with
+    the certificate, the small-model check passes, and the kernel alone rejects it — exit 1, naming the claim, and the
+    node, rule and reason (or, for a root larger than the claim, that the root is not the claim)."""
+    from derivation_mutants import derivation_mutants, operator
+
+    original = _sensitivity_derivation("median")
+    candidates = [(label, mutant) for label, mutant in derivation_mutants(original, _rules()) if operator(label) == operator_name]
+    if not candidates:
+        pytest.skip(f"the median derivation has no node {operator_name} applies to")
+    label, mutant = candidates[len(candidates) // 2]
+    certificate = _certify_with("median", _replaced(mutant), monkeypatch)
+    assert claim(certificate.statement, "sensitivity")["derivation"] == mutant
+    report = check_certificate(certificate.data)
+    assert report.outcome is CheckOutcome.INVALID and report.exit_code == 1, (label, report.summary)
+    assert report.failed == "claim sensitivity: kernel", (label, report.problems)
+    problem = report.problems[0]
+    if operator_name == "root-larger":
+        assert "root ≠ claim" in problem
+    else:
+        assert "kernel rejects the derivation at node" in problem and "not PROVED" in problem, problem
+        row = report.kernel[-1]
+        assert row["accepted"] is False and row["node"] is not None and f"node {row['node']}" in problem
+        if row["rule"]:
+            assert f"rule {row['rule']}" in problem
+
+
+def test_check_rejects_a_proved_claim_without_its_derivation(monkeypatch):
+    """A prover that stops writing derivations: every PROVED sensitivity is then not PROVED (exit 1), by name."""
+    certificate = _certify_with("median", lambda data: None, monkeypatch)
+    assert "derivation" not in claim(certificate.statement, "sensitivity")
+    report = check_certificate(certificate.data)
+    assert report.exit_code == 1 and report.failed == "claim sensitivity: kernel"
+    assert "PROVED without a derivation" in report.problems[0]

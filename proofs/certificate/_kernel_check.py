@@ -42,16 +42,17 @@ __all__ = ["check_kernel", "derivation_kind", "kernel_kinds"]
 enabled = True
 
 
+def _rule_kind(info: Any) -> str | None:
+    """The claim kind of a rule of :data:`~expmech.proofs.kernel.RULES` (its ``claim``, or its first member)."""
+    kind = getattr(info, "claim", None)
+    if kind is None and isinstance(info, tuple) and info:
+        kind = info[0]
+    return kind if isinstance(kind, str) else None
+
+
 def kernel_kinds() -> frozenset[str]:
     """The claim kinds (``sensitivity``, ``monotonicity``, …) that have a rule set in the kernel."""
-    kinds = set()
-    for info in RULES.values():
-        kind = getattr(info, "claim", None)
-        if kind is None and isinstance(info, tuple) and info:
-            kind = info[0]
-        if isinstance(kind, str):
-            kinds.add(kind)
-    return frozenset(kinds)
+    return frozenset(kind for kind in map(_rule_kind, RULES.values()) if kind is not None)
 
 
 def derivation_kind(claim: dict[str, Any]) -> str | None:
