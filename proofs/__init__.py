@@ -9,6 +9,8 @@ _EXPORTS = {
     ".certificate._check": ("CheckOutcome", "CheckReport", "check_certificate"),
     ".certificate._limits": ("CertificateLimits",),
     ".conformance._truthfulness": ("TruthfulnessReport", "check_truthfulness"),
+    ".kernel._check": ("check_derivation",),
+    ".kernel._verdict": ("KernelVerdict",),
     ".prover._falsify": ("FalsificationResult", "exhaustive_check", "falsify", "falsify_privacy"),
     ".prover._monotone": ("MonotonicityResult", "prove_monotone"),
     ".prover._range_sensitivity": ("RangeSensitivityResult", "RangeWitness", "prove_range_sensitivity"),
@@ -24,6 +26,8 @@ if _typing.TYPE_CHECKING:
     from .certificate._check import CheckOutcome, CheckReport, check_certificate
     from .certificate._limits import CertificateLimits
     from .conformance._truthfulness import TruthfulnessReport, check_truthfulness
+    from .kernel._check import check_derivation
+    from .kernel._verdict import KernelVerdict
     from .prover._falsify import FalsificationResult, exhaustive_check, falsify, falsify_privacy
     from .prover._monotone import MonotonicityResult, prove_monotone
     from .prover._range_sensitivity import RangeSensitivityResult, RangeWitness, prove_range_sensitivity
@@ -55,6 +59,7 @@ __all__ = [
     "DPViolation",
     "FalsificationResult",
     "InternalInconsistency",
+    "KernelVerdict",
     "MonotonicityResult",
     "RangeSensitivityResult",
     "RangeWitness",
@@ -71,6 +76,7 @@ __all__ = [
     "audit_sampler",
     "certify",
     "check_certificate",
+    "check_derivation",
     "check_truthfulness",
     "exhaustive_check",
     "falsify",

@@ -66,6 +66,7 @@ from expmech.spec import DATASET_SIZE, Count, Mean, Neighbours, QualityError, Qu
 from expmech.spec.internal import compile_expression
 
 from ._claims import at_least, value_at
+from ._derivation import Step, number
 from ._encoding import Codes, codes_from_model, domain_constraint, variables
 from ._z3bridge import Query, QueryResult, Translator, bool_val, check, is_nonlinear, maximise, q
 
@@ -85,6 +86,8 @@ AGGREGATES = (Count, Total, Mean, Size)
 SIZE_DEGREE = 4  # a term of size() alone under add-remove: the largest degree of its change's numerator/denominator
 SIZE_OPERATIONS = 40  # ... and the most operations of a change that is not a rational function
 ZERO = sympy.Integer(0)
+#: a linear form's (D, S) when a coefficient or a maximum is unbounded
+UNBOUNDED: Any = ("unbounded",)
 
 
 class NoRule(Exception):
@@ -219,6 +222,8 @@ class Prover:
         }
         self._translators = {tag: Translator({**self.records[tag], **self.output_vars}) for tag in ("a", "b")}
         self._lifted: dict[tuple[sympy.Basic, bool], sympy.Expr] = {}
+        #: how each lifted bound was reached (same keys as the lifts: a cached lift is one step, reused)
+        self._steps: dict[tuple[sympy.Basic, bool], Step] = {}
         self._constants: dict[sympy.Expr, Fraction | None] = {}
         #: whether q may be defined on the empty dataset (set by the proof once known; True is the cautious default)
         self.empty_defined = True
@@ -419,8 +424,11 @@ class Prover:
         self._forms[key] = found
         return found
 
-    def _indicator_bound(self, form: LinearForm) -> sympy.Expr | None:
-        """The indicator theorem: ``Σ cᵢ(r)·[pᵢ]`` changes by at most ``max_r Σ |cᵢ(r)|`` (+ ``|k(r)|`` when a record is added)."""
+    def _indicator_bound(self, form: LinearForm) -> tuple[Fraction, Fraction] | None:
+        """The indicator theorem: ``Σ cᵢ(r)·[pᵢ]`` changes by at most ``max_r Σ |cᵢ(r)|`` (+ ``|k(r)|`` when a record is added).
+
+        Returns ``(D, S)``: the sum part's bound and the mean part's spread (:data:`UNBOUNDED` when a coefficient is
+        unbounded), or None when the theorem does not apply."""
         fields = set(self.quality.schema.symbols)
         coefficients: dict[str, list[sympy.Expr]] = {"plain": [], "normalised": []}
         for part, term in (("plain", form.plain), ("normalised", form.normalised)):
@@ -431,13 +439,13 @@ class Prover:
                     return None
                 coefficients[part].append(piece.args[0].expr)
         replace = self.neighbours is Neighbours.REPLACE_ONE
-        bound: sympy.Expr = ZERO
+        values = [Fraction(0), Fraction(0)]
         plain = [sympy.Abs(c) for c in coefficients["plain"]] + ([] if replace or form.per_size == 0 else [sympy.Abs(form.per_size)])
         if plain:
             total = self.constant_bound(sympy.Add(*plain))
             if total is None:
-                return sympy.oo
-            bound += _rational(total)
+                return UNBOUNDED
+            values[0] = total
             if replace:
                 self._theorem_change(form.plain, total)
             else:
@@ -445,11 +453,11 @@ class Prover:
         if coefficients["normalised"]:
             total = self.constant_bound(sympy.Add(*[sympy.Abs(c) for c in coefficients["normalised"]]))
             if total is None:
-                return sympy.oo
-            bound += _rational(total) / n if replace else _rational(total) / (n + 1)
+                return UNBOUNDED
+            values[1] = total
             self._theorem_change(form.normalised, total)
         self.used_theorem = True
-        return bound
+        return values[0], values[1]
 
     def _theorem_change(self, term: sympy.Expr, bound: Fraction) -> None:
         guard = _guarded(self.defined(term, "a"), self.defined(term, "b"))
@@ -494,30 +502,41 @@ class Prover:
 
     def form_bound(self, form: LinearForm, label: Any) -> sympy.Expr:
         """The bound of a linear form (see the module docstring); ``label`` (printed only if a query is made) names it."""
-        if self.theorem_bounds:
-            cheap = self._indicator_bound(form)
-            if cheap is not None:
-                return cheap
-        bound: sympy.Expr = ZERO
+        return self.form_step(form, label).bound
+
+    def form_step(self, form: LinearForm, label: Any, args: tuple[int, ...] | None = None) -> Step:
+        """The bound of a linear form as a ``linear`` step: ``D + S/n`` (replace-one) or ``D + S/(n+1)`` (add-remove)."""
+        values = self._indicator_bound(form) if self.theorem_bounds else None
+        if values is None:
+            values = self._form_values(form, label)
+        if values is UNBOUNDED:
+            return Step("linear", sympy.oo, {}, (), args)
+        plain, spread = values
+        replace = self.neighbours is Neighbours.REPLACE_ONE
+        bound = _rational(plain) + (_rational(spread) / n if replace else _rational(spread) / (n + 1))
+        return Step("linear", bound, {"plain": number(plain), "mean": number(spread)}, (), args)
+
+    def _form_values(self, form: LinearForm, label: Any) -> tuple[Fraction, Fraction]:
+        """``(D, S)`` of a linear form by certified maxima (:data:`UNBOUNDED` when one is unbounded)."""
+        plain = spread = Fraction(0)
         replace = self.neighbours is Neighbours.REPLACE_ONE
         if form.plain != 0 or (form.per_size != 0 and not replace):
             if replace:
                 found = self.change(form.plain, label)
                 if found is None:
-                    return sympy.oo
-                bound += _rational(max(found.value, Fraction(0)))
+                    return UNBOUNDED
+                plain = max(found.value, Fraction(0))
             else:
                 ranges = self.term_range(form.plain, form.per_size, label)
                 if ranges is None:
-                    return sympy.oo
-                bound += _rational(max(ranges[0].value, ranges[1].value, Fraction(0)))
+                    return UNBOUNDED
+                plain = max(ranges[0].value, ranges[1].value, Fraction(0))
         if form.normalised != 0:
             found = self.change(form.normalised, f"the mean of {label}")
             if found is None:
-                return sympy.oo
-            spread = _rational(max(found.value, Fraction(0)))
-            bound += spread / n if replace else spread / (n + 1)
-        return bound
+                return UNBOUNDED
+            spread = max(found.value, Fraction(0))
+        return plain, spread
 
     # -- lifting ----------------------------------------------------------------------------
 
@@ -551,71 +570,85 @@ class Prover:
 
     def lift(self, expr: sympy.Basic) -> sympy.Expr:
         """A sound bound on the change of ``expr`` between neighbours (see the module docstring)."""
+        return self.step(expr).bound
+
+    def step(self, expr: sympy.Basic) -> Step:
+        """:meth:`lift` with how it was reached (the derivation's step for ``expr``)."""
         key = (expr, self.theorem_bounds)
-        cached = self._lifted.get(key)
+        cached = self._steps.get(key)
         if cached is None:
             cached = self._lift(expr)
-            self._lifted[key] = cached
+            self._steps[key] = cached
+            self._lifted[key] = cached.bound
         return cached
 
-    def _lift(self, expr: sympy.Basic) -> sympy.Expr:
+    def _lift(self, expr: sympy.Basic) -> Step:
         if not has_data(expr):
-            return ZERO
+            return Step("data-free", ZERO)
         form = linear_form(expr)
         if form is not None:
             try:
-                return self.form_bound(form, expr)
+                return self.form_step(form, expr)
             except Unknown:
                 if not isinstance(expr, sympy.Add | sympy.Mul):
                     raise
         if form is None and size_only(expr) and (self.neighbours is Neighbours.REPLACE_ONE or not expr.free_symbols):
-            return self._size_change(expr)
+            return Step("size-only", self._size_change(expr))
         if isinstance(expr, sympy.Add):
-            parts = [arg for arg in expr.args if has_data(arg)]
-            linear = [arg for arg in parts if linear_form(arg) is not None]
-            others = [arg for arg in parts if linear_form(arg) is None]
+            indices = [i for i, arg in enumerate(expr.args) if has_data(arg)]
+            linear = [i for i in indices if linear_form(expr.args[i]) is not None]
+            others = [i for i in indices if linear_form(expr.args[i]) is None]
             bound: sympy.Expr = ZERO
+            premises: list[tuple[tuple[int, ...], Step]] = []
             if len(linear) > 1 and form is None:
                 try:
-                    combined = linear_form(sympy.Add(*linear))
+                    combined = linear_form(sympy.Add(*[expr.args[i] for i in linear]))
                     assert combined is not None
-                    bound += self.form_bound(combined, sympy.Add(*linear))
+                    part = self.form_step(combined, sympy.Add(*[expr.args[i] for i in linear]), tuple(linear))
+                    bound += part.bound
+                    premises.append(((), part))
                     linear = []
                 except Unknown:
                     pass
-            for arg in linear + others:
-                bound += self.lift(arg)
-            return bound
+            for i in linear + others:
+                child = self.step(expr.args[i])
+                bound += child.bound
+                premises.append(((i,), child))
+            return Step("sum", bound, {}, tuple(premises))
         if isinstance(expr, sympy.Mul):
             data, constants, size_power = [], [], 0
-            for factor in expr.args:
+            for index, factor in enumerate(expr.args):
                 if isinstance(factor, sympy.Pow) and isinstance(factor.base, Size) and self.neighbours is Neighbours.REPLACE_ONE:
                     size_power += int(factor.exp)
                 elif isinstance(factor, Size) and self.neighbours is Neighbours.REPLACE_ONE:
                     size_power += 1
                 elif has_data(factor):
-                    data.append(factor)
+                    data.append(index)
                 else:
                     constants.append(factor)
             if len(data) > 1:
-                raise NoRule(f"a product of data-dependent factors {sympy.Mul(*data)}")
+                raise NoRule(f"a product of data-dependent factors {sympy.Mul(*[expr.args[i] for i in data])}")
             if not data:
-                return ZERO  # only size powers and constants: fixed under replace-one
+                return Step("size-only", ZERO)  # only size powers and constants: fixed under replace-one
             scale = self.constant_bound(sympy.Mul(*constants)) if constants else Fraction(1)
             if scale is None:
-                return sympy.oo
-            return _rational(scale) * n**size_power * self.lift(data[0])
+                return Step("scale", sympy.oo)
+            child = self.step(expr.args[data[0]])
+            return Step("scale", _rational(scale) * n**size_power * child.bound, {"factor_bound": number(scale)}, (((data[0],), child),))
         if isinstance(expr, sympy.Pow):
             raise NoRule(f"a power {expr} of a data-dependent term")
         if isinstance(expr, sympy.Abs):
-            return self.lift(expr.args[0])
+            child = self.step(expr.args[0])
+            return Step("abs", child.bound, {}, (((0,), child),))
         if isinstance(expr, sympy.Max | sympy.Min):
-            return _largest([self.lift(arg) for arg in expr.args])
+            children = [self.step(arg) for arg in expr.args]
+            return Step("max-min", _largest([c.bound for c in children]), {}, tuple(((i,), c) for i, c in enumerate(children)))
         if isinstance(expr, sympy.Piecewise):
             for pair in expr.args:
                 if has_data(pair.cond):
                     raise NoRule(f"a Piecewise condition {pair.cond} that depends on the data")
-            return _largest([self.lift(pair.expr) for pair in expr.args])
+            children = [self.step(pair.expr) for pair in expr.args]
+            return Step("piecewise", _largest([c.bound for c in children]), {}, tuple(((i, 0), c) for i, c in enumerate(children)))
         raise NoRule(f"no rule for {type(expr).__name__}")
 
 

@@ -38,13 +38,14 @@ from typing import Any
 
 import sympy
 
-from expmech.spec import DATASET_SIZE, LARGEST_LISTED, InvalidArgument, InvalidType, Neighbours, QualityError, QualityFunction
+from expmech.spec import DATASET_SIZE, LARGEST_LISTED, InvalidArgument, InvalidType, Neighbours, QualityError, QualityFunction, Total, rational_text
 from expmech.spec.internal import describe, readable
 
 from .._display import sensitivity_text, witness_text
 from .._outcome import Status
 from ._bounded import ConcretePair, search_sizes
 from ._claims import Comparison, at_least, parse_claim, value_at
+from ._derivation import Step, derivation_json, weakened
 from ._encoding import Codes, interesting_codes
 from ._joint import applies, tighten
 from ._partial import analyse_definedness
@@ -104,7 +105,10 @@ class SensitivityResult:
     their SMT-LIB2 text.  ``bounded_size`` is the dataset size up to which a
     BOUNDED result was checked exhaustively.  ``hypotheses`` are conditions
     the claim is stated under (``"n >= 1"`` when q is undefined on the empty
-    dataset, under add-remove).  ``tight_at`` lists the dataset sizes ``n`` at
+    dataset, under add-remove).  ``derivation`` (PROVED only, else None) is how
+    the bound was reached, as JSON data that :func:`expmech.proofs.check_derivation`
+    checks; its bound is the claim when one is given and proved (a ``weaken``
+    at the root), else ``bound``.  ``tight_at`` lists the dataset sizes ``n`` at
     which a witness seen attains the bound's value at that ``n`` exactly (for a
     bound in ``n`` such as ``Max(2, 11/((n + 1)(n + 2)))``: which of its cases
     are shown attained); ``tight`` says that list is not empty.
@@ -124,6 +128,7 @@ class SensitivityResult:
     solver: str = field(default_factory=lambda: f"z3 {z3_version()}")
     hypotheses: tuple[str, ...] = ()
     tight_at: tuple[int, ...] = ()
+    derivation: dict[str, Any] | None = None
 
     def __str__(self) -> str:
         return sensitivity_text(self)
@@ -375,7 +380,7 @@ def _prove(
     notes: list[str] = []
 
     # 2. rules: first with the indicator theorem (no solver call for counts)
-    bound, failure = _lift(prover, quality.expr, theorem=True)
+    bound, failure, root = _lift(prover, quality.expr, theorem=True)
     attainable: bool | None = None
     if failure is None:
         try:
@@ -398,9 +403,9 @@ def _prove(
     witness = _witness_for(prover, run, bound, start) if attainable is not False else None
     # the theorem's bound is not attained: certify each form's exact maximum with z3 instead
     if witness is None and run.counterexample is None and failure is None and prover.used_theorem:
-        refined, failure = _lift(prover, quality.expr, theorem=False)
+        refined, failure, refined_root = _lift(prover, quality.expr, theorem=False)
         if refined is not None and refined != bound:
-            bound = refined
+            bound, root = refined, refined_root
             finite = bound is not sympy.oo
             witness = _witness_for(prover, run, bound, start)
     if failure is not None:
@@ -421,6 +426,7 @@ def _prove(
                 candidate = found.difference if found is not None else Fraction(0)
                 if bound is None or bound is sympy.oo or rational(candidate) < bound:
                     bound, method, finite = rational(candidate), "joint", True
+                    root = Step("joint", bound, {"ranges": _joint_ranges(prover, quality.expr)})
                     prover.queries.extend(outcome.queries)
                     witness = run.attaining(bound)
 
@@ -457,7 +463,7 @@ def _prove(
     def result(status: Status, reason: str, how: str, **extra: Any) -> SensitivityResult:
         return SensitivityResult(status, relation, bound, claim, extra.get("tight", False), extra.get("witness"),
                                  extra.get("counterexample"), reason, how, queries, extra.get("bounded_size"), hypotheses=hyps,
-                                 tight_at=extra.get("tight_at", ()))
+                                 tight_at=extra.get("tight_at", ()), derivation=extra.get("derivation"))
 
     if run.counterexample is not None:
         c = run.counterexample
@@ -487,7 +493,7 @@ def _prove(
             how = "joint z3 bound" if method == "joint" else "lifted bound"
             every = "every n >= 0" if claim_start == 0 or (claim is None and start == 0) else "every n"
             return result(Status.PROVED, f"{how} {bound} holds for {every} ({note}){looser}{scope}", method, tight=tight, witness=witness,
-                          tight_at=tight_at)
+                          tight_at=tight_at, derivation=_derivation(quality, relation, root, start, claim if claim_start == start else None))
         assert comparison is not None
         if comparison.holds is None:
             reason = f"could not decide whether the claim {claim} is at least the proved bound {bound} for every n"
@@ -511,21 +517,41 @@ def _prove(
     return result(Status.UNKNOWN, reason, "none")
 
 
-def _lift(prover: Prover, expr: sympy.Expr, *, theorem: bool) -> tuple[sympy.Expr | None, str | None]:
-    """The rules' bound (None with the reason when no rule applies or a solver is inconclusive)."""
+def _lift(prover: Prover, expr: sympy.Expr, *, theorem: bool) -> tuple[sympy.Expr | None, str | None, Step | None]:
+    """The rules' bound and its derivation step (None with the reason when no rule applies or a solver is inconclusive)."""
     prover.theorem_bounds = theorem
     prover.used_theorem = False
     try:
-        bound = prover.lift(expr)
+        step = prover.step(expr)
     except NoRule as error:
-        return None, f"no lifting rule: {error}"
+        return None, f"no lifting rule: {error}", None
     except Unknown as error:
-        return None, f"solver inconclusive: {error}"
+        return None, f"solver inconclusive: {error}", None
     except InvalidArgument as error:
-        return None, f"not translatable: {error}"
+        return None, f"not translatable: {error}", None
+    bound = step.bound
     if bound is not sympy.oo and bound.free_symbols:
         bound = sympy.simplify(bound)
-    return bound, None
+    return bound, None, weakened(step, bound)
+
+
+def _joint_ranges(prover: Prover, expr: sympy.Expr) -> dict[str, list[str]]:
+    """Each total's per-record range ``[lo, hi]`` the joint encoding used (cached: no new query)."""
+    ranges: dict[str, list[str]] = {}
+    for node in expr.atoms(Total):
+        found = prover.term_range(node.args[0], sympy.Integer(0), f"total({node.args[0]})")
+        if found is not None:
+            ranges[str(node)] = [rational_text(-found[1].value), rational_text(found[0].value)]
+    return ranges
+
+
+def _derivation(quality: QualityFunction, relation: Neighbours, root: Step | None, start: int, claim: sympy.Expr | None) -> dict[str, Any] | None:
+    """The JSON derivation of a PROVED result, weakened to the claim when one is given (and written in n alone)."""
+    if root is None:
+        return None
+    if claim is not None and claim.free_symbols <= {n} and not claim.has(sympy.log, sympy.exp):
+        root = weakened(root, claim)
+    return derivation_json(quality, relation, root, start=start)
 
 
 def _witness_for(prover: Prover, run: _Run, bound: sympy.Expr | None, start: int) -> Witness | None:
