@@ -17,6 +17,7 @@ from expmech.spec import Count, InvalidArgument, InvalidType, Mean, Neighbours, 
 from expmech.spec.internal import describe
 
 from ._derivation import Context, Rule, read_node
+from ._monotone import MONOTONE_RULES, MONOTONE_TABLE, check_monotone
 from ._sensitivity import SENSITIVITY_RULES, SENSITIVITY_TABLE
 from ._smt import Session, Unsupported
 from ._terms import Encoder
@@ -28,9 +29,9 @@ DEFAULT_RLIMIT = 5_000_000
 DEFAULT_TIMEOUT_MS = 20_000
 
 #: claim kind -> its rule set (other claims plug their rules in here)
-CLAIMS: dict[str, Mapping[str, Rule]] = {"sensitivity": SENSITIVITY_RULES}
+CLAIMS: dict[str, Mapping[str, Rule]] = {"sensitivity": SENSITIVITY_RULES, "monotonicity": MONOTONE_RULES}
 #: every rule of every claim: name -> (claim, statement name, one-line statement)
-RULES: dict[str, RuleInfo] = dict(SENSITIVITY_TABLE)
+RULES: dict[str, RuleInfo] = {**SENSITIVITY_TABLE, **MONOTONE_TABLE}
 
 
 def empty_defined(ctx: Context) -> bool:
@@ -58,7 +59,7 @@ def _sensitivity(ctx: Context, derivation: Mapping[str, Any], start: int) -> Non
     ctx.session.discharge()
 
 
-CHECKERS: dict[str, Callable[[Context, Mapping[str, Any], int], None]] = {"sensitivity": _sensitivity}
+CHECKERS: dict[str, Callable[[Context, Mapping[str, Any], int], None]] = {"sensitivity": _sensitivity, "monotonicity": check_monotone}
 
 
 def check_derivation(

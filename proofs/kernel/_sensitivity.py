@@ -104,31 +104,25 @@ def linear(ctx: Context, node: Node) -> None:
     a, b = ctx.encoder("a"), ctx.encoder("b")
     s = ctx.session
     if ctx.replace and form.plain:
-        pieces = form.plain
-
-        def change() -> Any:
+        def change(pieces: list[Piece] = form.plain) -> Any:
             (ha, ua), (hb, ub) = _part(a, pieces), _part(b, pieces)
             return z3.And(z3.Not(ua), z3.Not(ub), hb - ha > s.num(plain))
 
-        _records(ctx, node, f"one replaced record changes the sum part by at most {plain}", change, ("change", repr(pieces), plain))
+        _records(ctx, node, f"one replaced record changes the sum part by at most {plain}", change, ("change", repr(form.plain), plain))
     if not ctx.replace and (form.plain or form.per_size):
-        pieces, sizes = form.plain, form.per_size
-
-        def added() -> Any:
+        def added(pieces: list[Piece] = form.plain, sizes: list[tuple[sympy.Basic, ...]] = form.per_size) -> Any:
             h, uh = _part(a, pieces)
             k, uk = _part(a, [(f, sympy.Integer(1), False) for f in sizes])
             total = h + k
             return z3.And(z3.Not(uh), z3.Not(uk), z3.Or(total > s.num(plain), -total > s.num(plain)))
 
-        _records(ctx, node, f"one added record changes the sum part by at most {plain}", added, ("added", repr(pieces), repr(sizes), plain))
+        _records(ctx, node, f"one added record changes the sum part by at most {plain}", added, ("added", repr(form.plain), repr(form.per_size), plain))
     if form.normalised:
-        pieces = form.normalised
-
-        def mean() -> Any:
+        def mean(pieces: list[Piece] = form.normalised) -> Any:
             (ga, ua), (gb, ub) = _part(a, pieces), _part(b, pieces)
             return z3.And(z3.Not(ua), z3.Not(ub), gb - ga > s.num(spread))
 
-        _records(ctx, node, f"the spread of the mean's per-record term is at most {spread}", mean, ("change", repr(pieces), spread))
+        _records(ctx, node, f"the spread of the mean's per-record term is at most {spread}", mean, ("change", repr(form.normalised), spread))
     if form.divided and not ctx.replace and node.lo < 1:
         raise Rejected(node.id, "a mean (a division by size()) is undefined on the empty dataset: the case must start at n >= 1")
     if ctx.replace and form.divided and node.hi is not None and node.hi < 1:
