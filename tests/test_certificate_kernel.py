@@ -198,7 +198,7 @@ def _subterm(quality: Any, node: dict[str, Any]) -> Any:
     return term
 
 
-def _node(derivation: dict[str, Any], node_id: str) -> dict[str, Any]:
+def _find_node(derivation: dict[str, Any], node_id: str) -> dict[str, Any]:
     from derivation_mutants import nodes
 
     return next(node for _, node in nodes(derivation["root"]) if node["id"] == node_id)
@@ -215,7 +215,7 @@ def _equivalent(label: str, original: dict[str, Any], quality: Any) -> bool:
     if operator(label) == "data-changed" and label.endswith(".mean"):
         from expmech.proofs.kernel._linear import linear_form
 
-        node = _node(original, label.split(" ")[1].rsplit(".", 1)[0])
+        node = _find_node(original, label.split(" ")[1].rsplit(".", 1)[0])
         form = linear_form(_subterm(quality, node)) if node["rule"] == "linear" and "args" not in node else None
         return form is not None and not form.normalised
     return False

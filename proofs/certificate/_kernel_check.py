@@ -78,11 +78,22 @@ def _range_bound(claim: dict[str, Any], derivation: Derivation) -> Any:
     return None if text is None else {"rational": text}
 
 
+#: The direction of a PROVED monotonicity claim as its derivation's bound (the sign adding a record moves q by;
+#: 0 for a constant q, and for a q every output of which a change moves alike under replace-one).
+_DIRECTION_SIGN = {"non-decreasing": "1", "non-increasing": "-1", "constant": "0", "uniform": "0"}
+
+
+def _monotone_bound(claim: dict[str, Any], derivation: Derivation) -> Any:
+    sign = _DIRECTION_SIGN.get(str(claim.get("direction")))
+    return None if sign is None else {"rational": sign}
+
+
 #: For each kind: the bound tree a derivation of a claim of that kind must conclude.  A kind with kernel rules but
 #: no entry here fails closed ("no link between the derivation and its claim"): add its entry with its rules.
 CLAIMED_BOUND: dict[str, Callable[[dict[str, Any], Derivation], Any]] = {
     "sensitivity": _sensitivity_bound,
     "range-sensitivity": _range_bound,
+    "monotonicity": _monotone_bound,
 }
 
 
