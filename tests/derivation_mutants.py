@@ -6,7 +6,8 @@
 * ``rule`` — the node's rule replaced by another rule of the same claim kind, and by an unknown name;
 * ``term`` — the subterm moved (its last index + 1, its position dropped, a child position added), ``text`` edited;
 * ``case`` — the case started one dataset size later (``from`` + 1, ``at`` + 1);
-* ``data`` — each rule datum changed (a rational made larger by its denominator, else edited) or deleted;
+* ``data`` — each rule datum changed (a rational made larger by its denominator, a total's range narrowed, else
+  edited) or deleted;
 * ``premise-dropped`` / ``premise-duplicated`` — each premise;
 * ``root`` — the derivation's bound (and the root's) not the claim's: halved, or doubled (a true but weaker claim);
 * ``start`` — one later; ``relation`` — the other neighbour relation; ``claim`` — another claim kind.
@@ -52,6 +53,16 @@ def _larger(bound: Any) -> Any:
 
 
 def _changed_datum(value: Any) -> Any:
+    if isinstance(value, dict):  # a range per total (rule joint): the first one narrowed from below
+        from fractions import Fraction
+
+        changed = copy.deepcopy(value)
+        for key, (lo, hi) in changed.items():
+            low, high = Fraction(lo), Fraction(hi)
+            middle = (low + high) / 2 if high > low else low + 1
+            changed[key] = [str(middle.numerator) if middle.denominator == 1 else f"{middle.numerator}/{middle.denominator}", hi]
+            break
+        return changed
     if isinstance(value, str) and _RATIONAL.fullmatch(value):
         numerator, _, denominator = value.partition("/")
         return f"{int(numerator) + (int(denominator) if denominator else 1)}" + (f"/{denominator}" if denominator else "")

@@ -17,6 +17,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from certificate_tools import catalogue_certificate, claim, resealed
 from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE
@@ -24,6 +26,7 @@ from expmech.proofs import CheckOutcome, check_certificate
 from expmech.proofs.certificate import SCHEMA_VERSION, DerivationCache
 from expmech.proofs.certificate._build import seal
 from expmech.proofs.cli._main import main
+from strategies import language_quality_functions
 
 NAMES = [entry.name for entry in CATALOGUE + WRONG_CATALOGUE + POSTERIOR_CATALOGUE + RANGE_CATALOGUE]
 CACHE = DerivationCache()
@@ -331,3 +334,43 @@ def test_check_rejects_a_proved_claim_without_its_derivation(monkeypatch):
     report = check_certificate(certificate.data)
     assert report.exit_code == 1 and report.failed == "claim sensitivity: kernel"
     assert "PROVED without a derivation" in report.problems[0]
+
+
+def _data_free(node: dict[str, Any]) -> bool:
+    """Whether a node's subterm holds no aggregate: then it does not move, and any rule that concludes 0 proves it."""
+    return not any(name in node["text"] for name in ("Count(", "Total(", "Mean(", "Size("))
+
+
+#: Mutants that are wrong proofs whatever the quality (a rule swapped on a subterm with data): the kernel must reject
+#: each on any derivation.
+STRUCTURAL = ("rule", "rule-unknown", "text", "term-next", "term-up", "term-down", "premise-dropped", "premise-duplicated", "relation", "claim", "bound-not-root")
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(language_quality_functions(max_depth=3), st.sampled_from(["replace-one", "add-remove"]), st.randoms(use_true_random=False))
+def test_the_kernel_rejects_wrong_proofs_of_generated_qualities(quality, relation, random):
+    """Generated qualities: the derivation of each PROVED sensitivity is accepted; a sample of its structural mutants
+    (every operator of STRUCTURAL, a few nodes each) is rejected; and where the bound is tight (a witness attains it),
+    a root made smaller — a false claim — is rejected too."""
+    from derivation_mutants import derivation_mutants, operator
+    from expmech.proofs import Status, prove_sensitivity
+    from expmech.proofs.kernel import check_derivation
+    from expmech.spec import QualityError
+
+    try:
+        result = prove_sensitivity(quality, neighbours=relation, search_budget=2000)
+    except QualityError:  # q undefined somewhere (1/r at r = 0): not a quality function, no claim
+        assume(False)
+    assume(result.status is Status.PROVED and result.derivation is not None)
+    derivation = result.derivation
+    assert check_derivation(quality, relation, derivation).accepted
+    mutants = [
+        (label, mutant)
+        for label, mutant in derivation_mutants(derivation, _rules())
+        if operator(label) in STRUCTURAL and not (operator(label) == "rule" and _data_free(_find_node(derivation, label.split(" ")[1])))
+    ]
+    if result.tight and result.claimed is None:
+        mutants += [(label, mutant) for label, mutant in derivation_mutants(derivation, _rules()) if operator(label) == "root-smaller"]
+    for label, mutant in random.sample(mutants, min(len(mutants), 25)):
+        verdict = check_derivation(quality, relation, mutant)
+        assert not verdict.accepted, f"the kernel accepts the wrong proof {label} of {quality.expr} ({relation})"
