@@ -1,5 +1,6 @@
 """The kernel's normaliser rule: the prover's derivations are accepted, wrong ones and a mutant prover's are not."""
 
+import json
 from fractions import Fraction
 
 import pytest
@@ -17,7 +18,7 @@ INTEGERS, REALS = IntRange(None, None), RationalRange(None, None)
 
 def _derivation(quality, shift, profile, line, bound=0, relation="replace-one"):
     zero = expression_to_json(sympy.Integer(bound))
-    data = {"shift": expression_to_json(shift), "profile": expression_to_json(profile), "line": line}
+    data = {"shift": json.dumps(expression_to_json(shift)), "profile": json.dumps(expression_to_json(profile)), "line": line}
     root = {"id": "z", "term": [], "text": str(quality.expr), "case": {"from": 1}, "rule": "normaliser-translate", "bound": zero, "data": data, "premises": []}
     return {"format": 1, "claim": "normaliser", "relation": relation, "start": 1, "bound": zero, "root": root}
 
@@ -86,7 +87,7 @@ def test_hand_written_wrong_derivations_are_rejected():
     assert "mean" in check_derivation(q, "replace-one", _derivation(q, mean(v), -sympy.Abs(k), "integers")).reason
 
 
-@pytest.mark.parametrize("junk", [{"shift": 3}, {"shift": {"node": "Eval", "args": []}}, {"profile": None}, "x"])
+@pytest.mark.parametrize("junk", [{"shift": 3}, {"shift": '{"node": "Eval", "args": []}'}, {"shift": "[[[["}, {"profile": None}, "x"])
 def test_hostile_data_is_rejected(junk):
     """Malformed data is a rejection, never an exception."""
     v, r, schema, outputs = _line(REALS)
@@ -122,3 +123,22 @@ def test_a_mutant_prover_that_takes_a_bounded_range_for_the_line_is_caught(monke
     assert result.status is Status.PROVED
     verdict = check_derivation(q, "replace-one", result.derivation_for(q, "replace-one"))
     assert not verdict.accepted and "all of" in verdict.reason
+
+
+def test_check_binds_the_line_to_the_mechanisms_range_and_measure():
+    """The kernel sees the quality's output domain only: check's binding requires the mechanism's range and μ to be
+    the line's own (all of ℤ with counting μ for "integers"), so a geometric μ has no normaliser claim to rest on."""
+    from types import SimpleNamespace
+
+    from expmech.proofs.certificate._kernel_check import CLAIMED_BOUND
+    from expmech.spec import Counting, Geometric, Lebesgue
+
+    def bound(line, outputs, measure):
+        claim = {"derivation": {"root": {"data": {"line": line}}}}
+        return CLAIMED_BOUND["normaliser"](claim, SimpleNamespace(mechanism=SimpleNamespace(outputs=outputs, base_measure=measure)))
+
+    assert bound("integers", INTEGERS, Counting()) == bound("reals", REALS, Lebesgue()) == {"rational": "0"}
+    assert bound("integers", INTEGERS, Geometric(Fraction(1, 2))) is None
+    assert bound("reals", INTEGERS, Counting()) is None
+    assert bound("reals", RationalRange(-10, 10), Lebesgue()) is None
+    assert bound(None, REALS, Lebesgue()) is None

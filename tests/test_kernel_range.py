@@ -115,27 +115,29 @@ def test_through_the_sensitivity_the_factor_two_and_the_monotonicity_are_checked
     sens = prove_sensitivity(q, neighbours="add-remove")
     delta = Fraction(sens.derivation["root"]["bound"]["rational"])
 
-    def through(rule, bound, data):
-        root = {"id": "r", "term": [], "text": str(expr), "case": {"from": 0}, "rule": rule, "bound": _num(bound), "data": data, "premises": []}
+    def through(rule, bound, premises):
+        root = {"id": "r", "term": [], "text": str(expr), "case": {"from": 0}, "rule": rule, "bound": _num(bound), "data": {}, "premises": premises}
         return {"format": 1, "claim": "range-sensitivity", "relation": "add-remove", "start": 0, "bound": _num(bound), "root": root}
 
-    data = {"sensitivity": sens.derivation["root"]}
-    assert check_derivation(q, "add-remove", through("range-double", 2 * delta, data)).accepted
-    assert not check_derivation(q, "add-remove", through("range-double", delta, data)).accepted
+    premises = [sens.derivation["root"]]
+    assert check_derivation(q, "add-remove", through("range-double", 2 * delta, premises)).accepted
+    assert not check_derivation(q, "add-remove", through("range-double", delta, premises)).accepted
     fake = {"id": "m", "term": [], "text": str(expr), "case": {"from": 0}, "rule": "monotone-combine", "bound": _num(1), "data": {}, "premises": []}
-    verdict = check_derivation(q, "add-remove", through("range-monotone", delta, {**data, "monotonicity": fake}))
+    verdict = check_derivation(q, "add-remove", through("range-monotone", delta, [*premises, fake]))
     assert not verdict.accepted and verdict.node == "m"
-    assert not check_derivation(q, "add-remove", through("range-monotone", delta, data)).accepted
-    late = through("range-double", 2 * delta, data)
+    assert not check_derivation(q, "add-remove", through("range-monotone", delta, premises)).accepted
+    mixed = through("range-double", 2 * delta, [fake])  # a premise of the other claim's rules is not read as sensitivity
+    assert "unknown rule" in check_derivation(q, "add-remove", mixed).reason
+    late = through("range-double", 2 * delta, premises)
     late["start"], late["root"]["case"] = 1, {"from": 1}
     assert "start=1" in check_derivation(q, "add-remove", late).reason
 
 
-@pytest.mark.parametrize("junk", [{"sensitivity": 3}, {"sensitivity": {"id": "x"}}, {}])
+@pytest.mark.parametrize("junk", [[3], [{"id": "x"}], [], "x", None])
 def test_hostile_sub_derivations_are_rejected(junk):
     """A malformed sub-derivation is a rejection, never an exception."""
     q = _quality(count(X <= R))
-    root = {"id": "r", "term": [], "text": str(q.expr), "case": {"from": 1}, "rule": "range-double", "bound": _num(2), "data": junk, "premises": []}
+    root = {"id": "r", "term": [], "text": str(q.expr), "case": {"from": 1}, "rule": "range-double", "bound": _num(2), "data": {}, "premises": junk}
     envelope = {"format": 1, "claim": "range-sensitivity", "relation": "replace-one", "start": 1, "bound": _num(2), "root": root}
     assert not check_derivation(q, "replace-one", envelope).accepted
 

@@ -19,7 +19,7 @@ from expmech.spec.internal import describe
 from ._derivation import Context, Rule, read_node
 from ._monotone import MONOTONE_RULES, MONOTONE_TABLE, check_monotone
 from ._normaliser import NORMALISER_RULES, NORMALISER_TABLE, check_normaliser
-from ._range import RANGE_RULES, RANGE_TABLE
+from ._range import RANGE_RULES, RANGE_TABLE, check_range
 from ._sensitivity import SENSITIVITY_RULES, SENSITIVITY_TABLE
 from ._smt import Session, Unsupported
 from ._terms import Encoder
@@ -61,7 +61,9 @@ def _sensitivity(ctx: Context, derivation: Mapping[str, Any], start: int) -> Non
     ctx.session.discharge()
 
 
-CHECKERS: dict[str, Callable[[Context, Mapping[str, Any], int], None]] = {"sensitivity": _sensitivity, "monotonicity": check_monotone, "range-sensitivity": _sensitivity, "normaliser": check_normaliser}
+CHECKERS: dict[str, Callable[[Context, Mapping[str, Any], int], None]] = {"sensitivity": _sensitivity, "monotonicity": check_monotone, "normaliser": check_normaliser,
+    "range-sensitivity": lambda ctx, derivation, start: check_range(ctx, derivation, start, _sensitivity),
+}
 
 
 def check_derivation(

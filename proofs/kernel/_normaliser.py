@@ -2,8 +2,9 @@
 
 The claim ``normaliser`` has one node, the root, of rule ``normaliser-translate``
 and bound 0 (``Z(D) − Z(D′) = 0``), with ``data`` = ``{"shift": f, "profile":
-h, "line": "reals" | "integers"}`` (``f`` and ``h`` written by
-:func:`expmech.spec.internal.expression_to_json`; ``h`` in the output variable).
+h, "line": "reals" | "integers"}`` (``f`` and ``h`` the JSON text of the trees
+:func:`expmech.spec.internal.expression_to_json` writes; ``h`` in the output
+variable; read with ``json.loads`` and rebuilt exactly, never parsed as code).
 The kernel checks that the one output variable ranges over all of ℝ (``"reals"``:
 the caller's μ must be Lebesgue) or all of ℤ (``"integers"``: counting μ), that
 f holds aggregates and no output, h no aggregate, and with z3, the aggregates
@@ -19,6 +20,7 @@ certificate's input: whoever calls the kernel binds them to ``data["line"]``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,8 +40,11 @@ __all__ = ["NORMALISER_RULES", "NORMALISER_TABLE", "check_normaliser"]
 
 def _expression(ctx: Context, node: Node, key: str) -> sympy.Basic:
     symbols = {name: sym for name, sym, _ in [*ctx.quality.schema.items(), *ctx.quality.output_space.items()]}
+    text = node.data.get(key)
     try:
-        return expression_from_json(node.data.get(key), symbols)
+        if not isinstance(text, str) or len(text) > 100_000:
+            raise TypeError("not the JSON text of an expression tree")
+        return expression_from_json(json.loads(text), symbols)
     except (InvalidArgument, RecursionError, TypeError, ValueError) as error:
         raise Rejected(node.id, f"data[{key!r}] is not an expression of the language: {str(error)[:120]}") from None
 

@@ -19,6 +19,7 @@ Laplace mechanism is ε₀·Δf-DP, not 2ε₀·Δf.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Hashable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -165,7 +166,8 @@ class InvarianceResult:
         """The derivation of claim ``"normaliser"`` (PROVED only, else None) under ``neighbours``, for the kernel.
 
         One root node of rule ``normaliser-translate`` and bound 0, its data the
-        shift f(D), the profile h (in the output variable) and the line.  The
+        shift f(D) and the profile h (in the output variable), each the JSON
+        text of its expression tree, and the line.  The
         claim does not depend on the relation; the kernel's envelope names it.
         """
         if self.status is not Status.PROVED or self.shift is None or self.profile is None or self.output is None:
@@ -174,7 +176,7 @@ class InvarianceResult:
         start = 1 if relation is Neighbours.REPLACE_ONE else 0
         profile = self.profile.subs({x: self.output for x in self.profile.free_symbols if x.name == "s_shift"})
         zero = expression_to_json(sympy.Integer(0))
-        data = {"shift": expression_to_json(self.shift), "profile": expression_to_json(profile), "line": self.line}
+        data = {"shift": json.dumps(expression_to_json(self.shift)), "profile": json.dumps(expression_to_json(profile)), "line": self.line}
         root = {"id": "normaliser", "term": [], "text": term_text(quality.expr), "case": {"from": start}, "rule": "normaliser-translate", "bound": zero, "data": data, "premises": []}
         return {"format": 1, "claim": "normaliser", "relation": relation.value, "start": start, "bound": zero, "root": root}
 

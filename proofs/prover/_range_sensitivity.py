@@ -94,8 +94,8 @@ class RangeSensitivityResult:
     (PROVED only, else None) is the proof of :attr:`proved_bound` as JSON data
     for the kernel's claim ``"range-sensitivity"``: one root node of rule
     ``range-direct`` (with the totals' per-record ``ranges``), ``range-double``
-    or ``range-monotone`` (with the root nodes of the Δq and monotonicity
-    derivations in its ``data``).
+    or ``range-monotone`` (whose premises are the root nodes of the Δq and
+    monotonicity derivations).
     """
 
     status: Status
@@ -357,7 +357,7 @@ def _prove(
         except (Unknown, InvalidArgument) as error:
             value, model, queries, why = None, None, [], str(error)
         if value is not None:
-            direct_root = _root("range-direct", quality, start, {"ranges": _joint_ranges(prover, quality.expr)})
+            direct_root = _root("range-direct", quality, start, [], {"ranges": _joint_ranges(prover, quality.expr)})
             candidates.append((value, "direct", list(defined.queries) + list(prover.queries) + queries, direct_root))
             if model is not None:
                 _from_model(prover, model, start, pairs)
@@ -375,12 +375,12 @@ def _prove(
         dq = None if delta_q is None else _supremum(delta_q, 1 if sens.hypotheses else start)
         if dq is not None:
             mono = prove_monotone(quality, neighbours=relation) if given is None else given[1]
-            sub: dict[str, Any] = {"sensitivity": None if sens.derivation is None else sens.derivation["root"]}
+            premises = [None if sens.derivation is None else sens.derivation["root"]]
             if mono.status is Status.PROVED:
-                sub["monotonicity"] = None if mono.derivation is None else mono.derivation["root"]
-                candidates.append((dq, "Δq, monotone", list(sens.queries) + list(mono.queries), _root("range-monotone", quality, start, sub)))
+                premises.append(None if mono.derivation is None else mono.derivation["root"])
+                candidates.append((dq, "Δq, monotone", list(sens.queries) + list(mono.queries), _root("range-monotone", quality, start, premises)))
             else:
-                candidates.append((2 * dq, "2·Δq", list(sens.queries), _root("range-double", quality, start, sub)))
+                candidates.append((2 * dq, "2·Δq", list(sens.queries), _root("range-double", quality, start, premises)))
         elif delta_q is not None:
             notes.append(f"through Δq: no rational supremum over n of the proved Δq = {delta_q} was shown")
         else:
@@ -424,11 +424,11 @@ def _prove(
                   tight=witness is not None, witness=witness or pairs.best, derivation=_envelope(relation, start, root, claim if claim is not None else bound))
 
 
-def _root(rule: str, quality: QualityFunction, start: int, data: dict[str, Any]) -> dict[str, Any] | None:
-    """The one node of a range-sensitivity derivation (its bound is set by :func:`_envelope`); None if a sub-derivation is missing."""
-    if None in data.values():
+def _root(rule: str, quality: QualityFunction, start: int, premises: list[Any], data: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """The root of a range-sensitivity derivation (its bound is set by :func:`_envelope`); None if a premise is missing."""
+    if None in premises:
         return None
-    return {"id": "range", "term": [], "text": term_text(quality.expr), "case": {"from": start}, "rule": rule, "bound": None, "data": data, "premises": []}
+    return {"id": "range", "term": [], "text": term_text(quality.expr), "case": {"from": start}, "rule": rule, "bound": None, "data": data or {}, "premises": premises}
 
 
 def _envelope(relation: Neighbours, start: int, root: dict[str, Any] | None, bound: Fraction) -> dict[str, Any] | None:
