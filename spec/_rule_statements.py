@@ -510,7 +510,29 @@ NORMALISER_TRANSLATE = _rule(
     "On a bounded range a shift moves mass across its ends, and on ℤ a non-integer shift changes the sum: the kernel requires the whole line and an integer f.",
 )
 
-RULE_STATEMENTS: tuple[Statement, ...] = (DATA_FREE, LINEAR, SIZE_ONLY, SUM, SCALE, ABS, MAX_MIN, PIECEWISE, JOINT, WEAKEN, *MONOTONE_STATEMENTS, *RANGE_STATEMENTS, NORMALISER_TRANSLATE)
+# The likelihood ratio (claim "likelihood-ratio"): q(D, θ) = Σ_{x∈D} ln ℓ(x, θ).
+
+la, lb, rho = sympy.symbols("l_a l_b rho", positive=True)
+
+RATIO_CLIPPED = _rule(
+    "ratio-clipped",
+    "A likelihood ratio bounds the change of a log-likelihood",
+    (
+        Hypothesis("clipped", "ℓ(x, θ) > 0 on every record and parameter (the kernel's query)"),
+        Hypothesis("ratio", "replace-one: ℓ(x, θ) <= ρ·ℓ(x′, θ); add-remove: 1/ρ <= ℓ(x, θ) <= ρ (the kernel's queries)", _le(la, rho * lb)),
+        Hypothesis("log-increasing", "ln is increasing on the positive reals, so a ratio <= ρ is a change <= ln ρ"),
+    ),
+    "|q(D, θ) − q(D′, θ)| <= ln ρ <= ln c for every n (the empty dataset included under add-remove)",
+    (
+        ProofStep("replace-one: the common records' sum S cancels", _eq((S + sympy.log(la)) - (S + sympy.log(lb)), sympy.log(la / lb))),
+        ProofStep("and the ratio is at most ρ", _le(la / lb, rho), "combination", (_le(la, rho * lb),), (1 / lb,)),
+        ProofStep("add-remove: the change is the added record's ln ℓ, at n = 0 too (the empty sum is 0)", _eq((0 + sympy.log(la)) - 0, sympy.log(la))),
+        ProofStep("with 1/ρ <= ℓ <= ρ, both ways", _le(1 / la, rho), "combination", (_le(1, rho * la),), (1 / la,)),
+    ),
+    "",
+)
+
+RULE_STATEMENTS: tuple[Statement, ...] = (DATA_FREE, LINEAR, SIZE_ONLY, SUM, SCALE, ABS, MAX_MIN, PIECEWISE, JOINT, WEAKEN, *MONOTONE_STATEMENTS, *RANGE_STATEMENTS, NORMALISER_TRANSLATE, RATIO_CLIPPED)
 
 
 def rule_statement(rule: str) -> Statement:

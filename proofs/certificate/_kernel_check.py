@@ -108,6 +108,7 @@ CLAIMED_BOUND: dict[str, Callable[[dict[str, Any], Derivation], Any]] = {
     "range-sensitivity": _range_bound,
     "monotonicity": _monotone_bound,
     "normaliser": _normaliser_bound,
+    "likelihood-ratio": _sensitivity_bound,
 }
 
 
