@@ -349,7 +349,8 @@ NODE_DAMAGE = [
     ("case", {"since": 1}), ("case", {"from": 10**30}), ("bound", {"node": "Add", "args": [{"rational": "1"}]}),
     ("bound", {"node": "Pow", "args": [{"symbol": "n"}, {"rational": "1/2"}]}), ("bound", {"node": "Pow", "args": [{"symbol": "n"}, {"rational": "1000"}]}),
     ("bound", {"node": "Piecewise", "args": [[{"rational": "1"}, {"rational": "1"}]]}), ("bound", {"node": "And", "args": [{"bool": True}, {"bool": True}]}),
-    ("bound", {"node": "Pow", "args": [{"rational": "0"}, {"rational": "-1"}]}), ("rule", 3), ("data", []), ("data", {"plain": 1, "mean": "0"}),
+    ("bound", {"node": "Pow", "args": [{"rational": "0"}, {"rational": "-1"}]}),
+    ("bound", {"node": "Mul", "args": [{"node": "Pow", "args": [{"rational": "9" * 4000}, {"rational": "64"}]}] * 40}), ("rule", 3), ("data", []), ("data", {"plain": 1, "mean": "0"}),
     ("data", {"plain": "1/0", "mean": "0"}), ("data", {"plain": "9" * 5000, "mean": "0"}), ("premises", {}), ("premises", [1, 2]),
     ("premises", [{"id": "z"}]),
 ]

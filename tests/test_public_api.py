@@ -23,6 +23,7 @@ ROOMS = [
     "expmech.spec.internal",
     "expmech.impl.internal",
     "expmech.proofs.accounting",
+    "expmech.proofs.kernel",
 ]
 
 

@@ -11,8 +11,21 @@ a third party needs to trust this package and z3, not the prover.
 name in ``expmech.spec``, statement).
 """
 
-from ._check import RULES, check_derivation
-from ._derivation import term_text
-from ._verdict import KernelVerdict, RuleInfo
+import typing as _typing
+
+from expmech.spec.internal import lazy_exports as _lazy_exports
+
+_EXPORTS = {
+    "._check": ("RULES", "check_derivation"),
+    "._derivation": ("term_text",),
+    "._verdict": ("KernelVerdict", "RuleInfo"),
+}
+
+if _typing.TYPE_CHECKING:
+    from ._check import RULES, check_derivation
+    from ._derivation import term_text
+    from ._verdict import KernelVerdict, RuleInfo
+else:
+    __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["RULES", "KernelVerdict", "RuleInfo", "check_derivation", "term_text"]

@@ -176,8 +176,11 @@ def at_least(ctx: Context, node: Node, parts: list[Bound], what: str, *, each: b
     if hi is not None and hi < lo:
         return  # no n of the case has a neighbouring pair
     if not has_n(node.bound) and not any(has_n(p) for p in parts):
-        bound = value_at(node.bound, lo)
-        values = [value_at(p, lo) for p in parts]
+        try:
+            bound = value_at(node.bound, lo)
+            values = [value_at(p, lo) for p in parts]
+        except ValueError as error:
+            raise Rejected(node.id, str(error)) from None
         if bound is None or any(v is None for v in values):
             raise Rejected(node.id, "the bound (or a premise's) is undefined")
         need = max(values, default=Fraction(0)) if each else sum(values, Fraction(0))
