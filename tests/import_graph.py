@@ -22,6 +22,11 @@ The rules (:func:`violations`):
   a room imports only the rooms before it, so ``exact`` imports no other room
   and the catalogue may import every one. ``expmech.impl`` itself and
   ``expmech.impl.internal`` sit above the rooms. Every import counts.
+- **kernel**: ``expmech.proofs.kernel`` (the proof kernel a third party trusts)
+  imports only itself, ``expmech.spec``, the standard library, z3, cvc5 and
+  sympy (read structurally) — nothing of the prover, the certificate package
+  or ``expmech.impl``. Every import counts, function-local and
+  ``TYPE_CHECKING`` ones included.
 - **cycles**: the graph of module-to-module imports has no cycle. Imports
   under ``if TYPE_CHECKING:`` are left out of this graph (they never run), all
   others count, function-local ones included, so a cycle cannot hide behind an
@@ -35,7 +40,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Import", "LAYER_ORDER", "ROOM_ORDER", "imports_of_tree", "module_files", "violations", "cycles"]
+__all__ = ["KERNEL", "Import", "LAYER_ORDER", "ROOM_ORDER", "imports_of_tree", "kernel_violations", "module_files", "violations", "cycles"]
 
 #: A layer may import the layers before it, never one after it.
 LAYER_ORDER = ("expmech.spec", "expmech.impl", "expmech.proofs")
@@ -231,6 +236,37 @@ def violations(roots: Mapping[str, Path]) -> list[str]:
         parts = imp.target.split(".") + ([imp.name] if imp.name else [])
         if any(_private(part) for part in parts):
             found.append(f"private: {where} (a private name of {target})")
+    found += kernel_violations(roots)
     for component in cycles(imports):
         found.append("cycle: " + " <-> ".join(component))
+    return found
+
+
+#: The package that may import only :data:`KERNEL_ALLOWED` (and itself).
+KERNEL = "expmech.proofs.kernel"
+KERNEL_ALLOWED = ("expmech.spec", "z3", "cvc5", "sympy")
+
+
+def kernel_violations(roots: Mapping[str, Path]) -> list[str]:
+    """Every import in the kernel's modules of anything but itself, ``expmech.spec``, the standard library, z3, cvc5, sympy."""
+    import sys
+
+    found: list[str] = []
+    for importer, path in module_files(roots).items():
+        if importer != KERNEL and not importer.startswith(KERNEL + "."):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for statement, _type_checking in _statements(tree):
+            if isinstance(statement, ast.Import):
+                targets = [alias.name for alias in statement.names]
+            else:
+                base = _resolve(importer, path.name == "__init__.py", statement.level, statement.module)
+                targets = [base] if statement.module or statement.level == 0 else [f"{base}.{a.name}" for a in statement.names]
+            for target in targets:
+                top = target.split(".")[0]
+                inside = target == KERNEL or target.startswith(KERNEL + ".")
+                allowed = any(target == a or target.startswith(a + ".") for a in KERNEL_ALLOWED)
+                stdlib = top in sys.stdlib_module_names and top != "expmech"
+                if not (inside or allowed or stdlib):
+                    found.append(f"kernel: {path}:{statement.lineno}: {importer} imports {target} (the kernel imports only expmech.spec, the standard library, z3, cvc5 and sympy)")
     return found

@@ -79,13 +79,27 @@ def test_a_clean_synthetic_tree_passes(tmp_path):
         ("impl/exact/_sums.py", "from expmech.spec import InvalidArgument\ndef f():\n    from . import _balls\n", "cycle: "),
         ("spec/_errors.py", "from .internal import InvalidArgument\n", "cycle: "),
         ("impl/exact/_sums.py", "def f():\n    from ..exponential import _front\n", "room: "),
+        ("proofs/kernel/_rules.py", "from expmech.proofs.prover import _rules\n", "kernel: "),
+        ("proofs/kernel/_rules.py", "def f():\n    from ..certificate import _build\n", "kernel: "),
+        ("proofs/kernel/_rules.py", "import typing\nif typing.TYPE_CHECKING:\n    import expmech.impl.internal\n", "kernel: "),
+        ("proofs/kernel/_rules.py", "from .. import prover\n", "kernel: "),
+        ("proofs/kernel/_rules.py", "import numpy\n", "kernel: "),
     ],
-    ids=["spec-imports-impl", "local-import-of-proofs", "type-checking-import-against-layers", "relative-import-up", "private-module", "private-name", "local-private", "local-cycle", "cycle-through-a-module", "room-imports-a-later-room"],
+    ids=["spec-imports-impl", "local-import-of-proofs", "type-checking-import-against-layers", "relative-import-up", "private-module", "private-name", "local-private", "local-cycle", "cycle-through-a-module", "room-imports-a-later-room",
+         "kernel-imports-the-prover", "kernel-local-import-of-the-certificate", "kernel-type-checking-import-of-impl", "kernel-relative-import-of-the-prover", "kernel-imports-another-library"],
 )
 def test_each_rule_fires_on_an_injected_breach(tmp_path, where, source, expected):
     """A back-import, a private name across layers and a cycle — at module level, in a function or under TYPE_CHECKING — are each reported."""
     found = violations(_tree(tmp_path, {**CLEAN, where: source}))
     assert any(line.startswith(expected) for line in found), found
+
+
+def test_the_kernel_imports_only_the_spec_and_its_solvers():
+    """proofs/kernel/ exists and imports nothing of the prover, the certificate package or impl (the rule reads real files)."""
+    from import_graph import KERNEL, kernel_violations
+
+    assert any(name.startswith(KERNEL + ".") for name in module_files(ROOTS))
+    assert kernel_violations(ROOTS) == []
 
 
 def test_a_cycle_through_a_lazy_reexport_is_seen(tmp_path):

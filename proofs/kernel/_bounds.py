@@ -29,6 +29,7 @@ __all__ = ["Bound", "encode_bound", "read_bound", "value_at"]
 MAX_NODES = 20_000
 MAX_DEPTH = 64
 MAX_POWER = 64
+MAX_BITS = 200_000
 _NARY = {"Add", "Mul", "Max", "Min", "And", "Or"}
 _BINARY = {"Pow", "Eq", "Ne", "Lt", "Le", "Gt", "Ge"}
 _CONDITIONS = {"Eq", "Ne", "Lt", "Le", "Gt", "Ge", "And", "Or", "Not", "bool"}
@@ -124,8 +125,15 @@ def value_at(bound: Bound, n: int) -> Any:
         return None
     if kind == "Pow":
         base, k = values[0], int(values[1])
-        return None if base == 0 and k < 0 else Fraction(base) ** k
-    return _apply(kind, values)
+        return None if base == 0 and k < 0 else _sized(Fraction(base) ** k)
+    return _sized(_apply(kind, values))
+
+
+def _sized(value: Any) -> Any:
+    """``value``, refused (ValueError) past :data:`MAX_BITS` bits: a hostile bound may not make exact arithmetic explode."""
+    if isinstance(value, Fraction) and max(value.numerator.bit_length(), value.denominator.bit_length()) > MAX_BITS:
+        raise ValueError(f"a value of the bound has more than {MAX_BITS} bits")
+    return value
 
 
 def _apply(kind: str, values: list[Any]) -> Any:

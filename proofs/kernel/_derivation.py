@@ -27,7 +27,7 @@ from ._verdict import Rejected
 
 __all__ = ["Context", "Node", "Rule", "at_least", "read_node", "term_text"]
 
-MAX_NODES = 100_000
+MAX_NODES = 50_000
 MAX_DEPTH = 300
 MAX_PATH = 300
 TEXT_LENGTH = 200
@@ -85,6 +85,7 @@ class Context:
         self.outputs = {sym: (session.variable(f"out_{name}", d), session.boolean(False)) for name, sym, d in quality.output_space.items()}
         self._encoders: dict[str, Encoder] = {}
         self.count = 0
+        self.texts: dict[tuple[tuple[int, ...], tuple[int, ...] | None], str] = {}  # each position printed once
 
     def encoder(self, tag: str) -> Encoder:
         """The encoder over record ``tag`` (``"a"``, ``"b"``) and the outputs."""
@@ -135,8 +136,11 @@ def read_node(ctx: Context, raw: Any, depth: int = 0) -> Node:
         if list(args) != sorted(set(args)):
             raise Rejected(node_id, "args must be increasing and distinct")
         summands = tuple(expr.args[i] for i in args)
-    if raw.get("text") != term_text(expr, args):
-        raise Rejected(node_id, f"text {str(raw.get('text'))[:80]!r} does not match the subterm at {path_raw}: {term_text(expr, args)[:80]!r}")
+    key = (tuple(path_raw), args)
+    if key not in ctx.texts:
+        ctx.texts[key] = term_text(expr, args)
+    if raw.get("text") != ctx.texts[key]:
+        raise Rejected(node_id, f"text {str(raw.get('text'))[:80]!r} does not match the subterm at {path_raw}: {ctx.texts[key][:80]!r}")
     case = raw.get("case")
     if not isinstance(case, Mapping) or len(case) != 1 or not set(case) <= {"from", "at"}:
         raise Rejected(node_id, "case must be {'from': k} or {'at': k}")
@@ -172,8 +176,11 @@ def at_least(ctx: Context, node: Node, parts: list[Bound], what: str, *, each: b
     if hi is not None and hi < lo:
         return  # no n of the case has a neighbouring pair
     if not has_n(node.bound) and not any(has_n(p) for p in parts):
-        bound = value_at(node.bound, lo)
-        values = [value_at(p, lo) for p in parts]
+        try:
+            bound = value_at(node.bound, lo)
+            values = [value_at(p, lo) for p in parts]
+        except ValueError as error:
+            raise Rejected(node.id, str(error)) from None
         if bound is None or any(v is None for v in values):
             raise Rejected(node.id, "the bound (or a premise's) is undefined")
         need = max(values, default=Fraction(0)) if each else sum(values, Fraction(0))

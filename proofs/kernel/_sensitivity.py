@@ -108,7 +108,7 @@ def linear(ctx: Context, node: Node) -> None:
             (ha, ua), (hb, ub) = _part(a, pieces), _part(b, pieces)
             return z3.And(z3.Not(ua), z3.Not(ub), hb - ha > s.num(plain))
 
-        _records(ctx, node, f"one replaced record changes the sum part by at most {plain}", change, ("change", repr(form.plain), plain))
+        _records(ctx, node, f"one replaced record changes the sum part by at most {plain}", change, ("change", node.summands, plain))
     if not ctx.replace and (form.plain or form.per_size):
         def added(pieces: list[Piece] = form.plain, sizes: list[tuple[sympy.Basic, ...]] = form.per_size) -> Any:
             h, uh = _part(a, pieces)
@@ -116,13 +116,13 @@ def linear(ctx: Context, node: Node) -> None:
             total = h + k
             return z3.And(z3.Not(uh), z3.Not(uk), z3.Or(total > s.num(plain), -total > s.num(plain)))
 
-        _records(ctx, node, f"one added record changes the sum part by at most {plain}", added, ("added", repr(form.plain), repr(form.per_size), plain))
+        _records(ctx, node, f"one added record changes the sum part by at most {plain}", added, ("added", node.summands, plain))
     if form.normalised:
         def mean(pieces: list[Piece] = form.normalised) -> Any:
             (ga, ua), (gb, ub) = _part(a, pieces), _part(b, pieces)
             return z3.And(z3.Not(ua), z3.Not(ub), gb - ga > s.num(spread))
 
-        _records(ctx, node, f"the spread of the mean's per-record term is at most {spread}", mean, ("change", repr(form.normalised), spread))
+        _records(ctx, node, f"the spread of the mean's per-record term is at most {spread}", mean, ("mean", node.summands, spread))
     if form.divided and not ctx.replace and node.lo < 1:
         raise Rejected(node.id, "a mean (a division by size()) is undefined on the empty dataset: the case must start at n >= 1")
     if ctx.replace and form.divided and node.hi is not None and node.hi < 1:
@@ -178,7 +178,7 @@ def scale(ctx: Context, node: Node) -> None:
             value, undefined = _part(a, [(tuple(constants[:-1]), constants[-1], False)])
             return z3.And(z3.Not(undefined), z3.Or(value > s.num(factor_bound), -value > s.num(factor_bound)))
 
-        _records(ctx, node, f"the factor's magnitude is at most {factor_bound}", above, ("factor", repr(constants), factor_bound))
+        _records(ctx, node, f"the factor's magnitude is at most {factor_bound}", above, ("factor", tuple(constants), factor_bound))
     elif factor_bound < 1:
         raise Rejected(node.id, f"factor_bound {factor_bound} is below the factor 1")
     scaled: Bound = ("Mul", (_num(factor_bound), premise.bound) + ((("Pow", (N, _num(power))),) if power else ()))

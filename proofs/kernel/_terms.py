@@ -15,6 +15,7 @@ aggregate) raises :class:`~._smt.Unsupported`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
@@ -33,9 +34,10 @@ MAX_POWER = 64
 _RELATIONS = {sympy.StrictLessThan: "<", sympy.LessThan: "<=", sympy.StrictGreaterThan: ">", sympy.GreaterThan: ">="}
 
 
+@functools.lru_cache(maxsize=4096)
 def has_aggregate(expr: sympy.Basic) -> bool:
     """Whether ``expr`` depends on the dataset (contains an aggregate)."""
-    return bool(expr.atoms(*AGGREGATES))
+    return isinstance(expr, AGGREGATES) or any(has_aggregate(arg) for arg in expr.args)
 
 
 def any_of(session: Session, parts: Iterable[Any]) -> Any:

@@ -50,7 +50,8 @@ def weakened(step: Step, bound: sympy.Expr) -> Step:
 
 
 def derivation_json(quality: QualityFunction, neighbours: Neighbours, root: Step, *, start: int) -> dict[str, Any] | None:
-    """The JSON derivation of ``root`` (about ``quality.expr``) for n >= ``start``; None if a bound cannot be written."""
+    """The JSON derivation of ``root`` (about ``quality.expr``) for n >= ``start``; None if a bound cannot be written
+    or a premise's position does not exist (a result without a derivation is not PROVED to a checker)."""
     counter = [0]
 
     def node(step: Step, path: tuple[int, ...], expr: sympy.Basic) -> dict[str, Any]:
@@ -70,6 +71,8 @@ def derivation_json(quality: QualityFunction, neighbours: Neighbours, root: Step
         for relative, premise in step.premises:
             child = expr
             for index in relative:
+                if not 0 <= index < len(child.args):
+                    raise InvalidArgument(f"a step's premise at {relative} is outside {child}", parameter="step", value=relative)
                 child = child.args[index]
             premises.append(node(premise, path + relative, child))
         out["premises"] = premises

@@ -634,6 +634,8 @@ class Prover:
             if scale is None:
                 return Step("scale", sympy.oo)
             child = self.step(expr.args[data[0]])
+            if child.bound is sympy.oo:  # not oo·n**k (an expression sympy keeps, which read as a finite bound)
+                return Step("scale", sympy.oo)
             return Step("scale", _rational(scale) * n**size_power * child.bound, {"factor_bound": number(scale)}, (((data[0],), child),))
         if isinstance(expr, sympy.Pow):
             raise NoRule(f"a power {expr} of a data-dependent term")
