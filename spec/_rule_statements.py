@@ -296,6 +296,17 @@ PIECEWISE = _rule(
     "The kernel checks structurally that the conditions are data-free.",
 )
 
+#: Steps 2–3 of the joint encodings: the other records' part lies in its unknown's range (the step index 1 is fixed).
+_COMMON_PART = (
+    ProofStep("each common record's term is at most its bound", _le(h_f(j), h_hi), "combination", (_le(h_f(j), h_hi),), (sympy.Integer(1),)),
+    ProofStep(
+        "so the common part of the n − 1 = m records lies below m·h_hi (and above m·h_lo, alike), n >= 1",
+        _le(sympy.Sum(h_f(j), (j, 1, m)), sympy.Sum(h_hi, (j, 1, m))),
+        "termwise-sum",
+        from_step=1,
+    ),
+)
+
 JOINT = _rule(
     "joint",
     "One query over every aggregate at once",
@@ -306,13 +317,7 @@ JOINT = _rule(
     "a_D − a_D′ <= B for every n the query ranges over",
     (
         ProofStep("a count of D′ replacing a by b is the common part plus b's indicator", _eq((S + h_b) - (S + h_a), h_b - h_a)),
-        ProofStep("each common record's term is at most its bound", _le(h_f(j), h_hi), "combination", (_le(h_f(j), h_hi),), (sympy.Integer(1),)),
-        ProofStep(
-            "so the common part of the n − 1 = m records lies below m·h_hi (and above m·h_lo, alike), n >= 1",
-            _le(sympy.Sum(h_f(j), (j, 1, m)), sympy.Sum(h_hi, (j, 1, m))),
-            "termwise-sum",
-            from_step=1,
-        ),
+        *_COMMON_PART,
     ),
     "Sound because every neighbouring pair satisfies the query's constraints; unsat of a superset is unsat of the set.",
 )
@@ -424,7 +429,88 @@ MONOTONE_STATEMENTS: tuple[Statement, ...] = (
     MONOTONE_UNIFORM,
 )
 
-RULE_STATEMENTS: tuple[Statement, ...] = (DATA_FREE, LINEAR, SIZE_ONLY, SUM, SCALE, ABS, MAX_MIN, PIECEWISE, JOINT, WEAKEN, *MONOTONE_STATEMENTS)
+# Range sensitivity (claim "range-sensitivity"): d(y) = q(D, y) − q(D′, y); the
+# root bounds the spread d(y₁) − d(y₂) over every neighbouring pair and outputs.
+
+d1, d2 = sympy.symbols("d_1 d_2", real=True)
+p1, p2 = sympy.symbols("p_1 p_2", nonnegative=True)
+h_a2, h_b2, S2 = sympy.symbols("h_a2 h_b2 S_2", real=True)
+
+RANGE_DIRECT = _rule(
+    "range-direct",
+    "The two-output joint encoding bounds the spread",
+    (
+        Hypothesis("over-approximation", "at each output the other records' contribution to each aggregate is an unknown within (records)·[lo, hi] of its term, the lo, hi checked"),
+        Hypothesis("unsat", "z3 finds no model with d(y₁) − d(y₂) > B (the kernel writes the query itself)"),
+    ),
+    "max_y d(y) − min_y d(y) <= B for every n the query ranges over",
+    (
+        ProofStep(
+            "each output's change is the changed records' terms there: the common part cancels (a count or total, replace-one)",
+            _eq(((S + h_a) - (S + h_b)) - ((S2 + h_a2) - (S2 + h_b2)), (h_a - h_b) - (h_a2 - h_b2)),
+        ),
+        *_COMMON_PART,
+    ),
+    "Every real pair and pair of outputs is a model of the relaxation, so its unsatisfiability bounds every real spread.",
+)
+
+RANGE_DOUBLE = _rule(
+    "range-double",
+    "The spread is at most twice the sensitivity",
+    (Hypothesis("sensitivity", "|d(y)| <= Δ at every output y, by an accepted sensitivity derivation", _le(d1, Dd)), Hypothesis("dominates", "2·Δ <= B", _le(2 * Dd, B))),
+    "d(y₁) − d(y₂) <= B",
+    (ProofStep("weights 1, 1, 1", _le(d1 - d2, B), "combination", (_le(d1, Dd), _le(-d2, Dd), _le(2 * Dd, B)), (1, 1, 1)),),
+    "",
+)
+
+RANGE_MONOTONE = _rule(
+    "range-monotone",
+    "For a monotone q the spread is at most the sensitivity",
+    (
+        Hypothesis("sensitivity", "|d(y)| <= Δ at every output y", _le(d1, Dd)),
+        Hypothesis("monotone", "every d(y) of one pair has one sign (add-remove), or all are equal (replace-one, uniform)"),
+        Hypothesis("dominates", "Δ <= B", _le(Dd, B)),
+    ),
+    "d(y₁) − d(y₂) <= B",
+    (
+        ProofStep("both changes >= 0", _le(p1 - p2, B), "combination", (_le(p1, Dd), _le(Dd, B)), (1, 1)),
+        ProofStep("both changes <= 0 (d = −p)", _le(-p1 + p2, B), "combination", (_le(p2, Dd), _le(Dd, B)), (1, 1)),
+        ProofStep("uniform: equal changes", _le(d1 - d1, B), "combination", (), ()),
+    ),
+    "",
+)
+
+RANGE_STATEMENTS: tuple[Statement, ...] = (RANGE_DIRECT, RANGE_DOUBLE, RANGE_MONOTONE)
+
+# The normaliser (claim "normaliser"): Z(D) = Σ/∫ e^{ε q(D, r)} μ(dr) is the same for every D.
+
+eps_pos = sympy.Symbol("epsilon", positive=True)
+r_real, f1, f2 = sympy.symbols("r f_1 f_2", real=True)
+jj, kk = sympy.symbols("j k", integer=True)
+
+NORMALISER_TRANSLATE = _rule(
+    "normaliser-translate",
+    "A quality that is a translate of one profile has a normaliser free of the data",
+    (
+        Hypothesis("translate", "q(D, r) = h(r − f(D)) wherever q is defined, h free of the data (a z3 query over free aggregate values)"),
+        Hypothesis("whole-line", "r ranges over all of ℝ with Lebesgue μ, or all of ℤ with counting μ and f(D) an integer"),
+    ),
+    "Z(D) = Σ/∫ e^{ε h(r − f(D))} μ(dr) = Σ/∫ e^{ε h(s)} μ(ds), the same for every D",
+    (
+        ProofStep(
+            "the Laplace profile h(s) = −|s| on ℝ: the normaliser at two datasets' shifts f₁, f₂ is the same",
+            _eq(sympy.Integral(sympy.exp(-eps_pos * sympy.Abs(r_real - f1)), (r_real, -sympy.oo, sympy.oo)), sympy.Integral(sympy.exp(-eps_pos * sympy.Abs(r_real - f2)), (r_real, -sympy.oo, sympy.oo))),
+        ),
+        ProofStep("and equals 2/ε", _eq(sympy.Integral(sympy.exp(-eps_pos * sympy.Abs(r_real - f1)), (r_real, -sympy.oo, sympy.oo)), 2 / eps_pos)),
+        ProofStep(
+            "on ℤ with an integer shift k, the term at r = j + k is the profile's term at j: the sum is reindexed, not changed",
+            _eq(sympy.exp(-eps_pos * sympy.Abs((jj + kk) - kk)), sympy.exp(-eps_pos * sympy.Abs(jj))),
+        ),
+    ),
+    "On a bounded range a shift moves mass across its ends, and on ℤ a non-integer shift changes the sum: the kernel requires the whole line and an integer f.",
+)
+
+RULE_STATEMENTS: tuple[Statement, ...] = (DATA_FREE, LINEAR, SIZE_ONLY, SUM, SCALE, ABS, MAX_MIN, PIECEWISE, JOINT, WEAKEN, *MONOTONE_STATEMENTS, *RANGE_STATEMENTS, NORMALISER_TRANSLATE)
 
 
 def rule_statement(rule: str) -> Statement:

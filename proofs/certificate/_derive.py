@@ -250,7 +250,7 @@ def _derive(inputs: CertificateInputs, log: SolverLog) -> Derivation:
         from ._ranges import normaliser_claim
 
         with log.claim("normaliser"):
-            normaliser, invariant = normaliser_claim(quality, mech, inputs.epsilon0)
+            normaliser, invariant = normaliser_claim(quality, mech, inputs.epsilon0, neighbours=inputs.neighbours)
         claims.append(normaliser)
     status = sensitivity.status
     epsilon_text = None

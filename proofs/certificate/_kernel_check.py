@@ -28,6 +28,7 @@ import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from expmech.spec import Counting, IntRange, Lebesgue, RationalRange
 from expmech.spec.internal import expression_to_json
 
 from ..kernel import RULES, KernelVerdict, check_derivation
@@ -88,12 +89,25 @@ def _monotone_bound(claim: dict[str, Any], derivation: Derivation) -> Any:
     return None if sign is None else {"rational": sign}
 
 
+def _normaliser_bound(claim: dict[str, Any], derivation: Derivation) -> Any:
+    """0 (``Z(D) − Z(D′)``) when the mechanism draws from the whole line its derivation's ``line`` names, with the
+    translation-invariant μ of that line (the kernel sees only the quality's own output domain); None otherwise."""
+    root = (claim.get("derivation") or {}).get("root")
+    line = root.get("data", {}).get("line") if isinstance(root, dict) and isinstance(root.get("data"), dict) else None
+    whole = {"reals": (RationalRange(None, None), Lebesgue()), "integers": (IntRange(None, None), Counting())}.get(str(line))
+    mech = derivation.mechanism
+    if whole is None or getattr(mech, "outputs", None) != whole[0] or getattr(mech, "base_measure", None) not in (None, whole[1]):
+        return None
+    return {"rational": "0"}
+
+
 #: For each kind: the bound tree a derivation of a claim of that kind must conclude.  A kind with kernel rules but
 #: no entry here fails closed ("no link between the derivation and its claim"): add its entry with its rules.
 CLAIMED_BOUND: dict[str, Callable[[dict[str, Any], Derivation], Any]] = {
     "sensitivity": _sensitivity_bound,
     "range-sensitivity": _range_bound,
     "monotonicity": _monotone_bound,
+    "normaliser": _normaliser_bound,
 }
 
 

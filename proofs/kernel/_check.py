@@ -18,6 +18,8 @@ from expmech.spec.internal import describe
 
 from ._derivation import Context, Rule, read_node
 from ._monotone import MONOTONE_RULES, MONOTONE_TABLE, check_monotone
+from ._normaliser import NORMALISER_RULES, NORMALISER_TABLE, check_normaliser
+from ._range import RANGE_RULES, RANGE_TABLE, check_range
 from ._sensitivity import SENSITIVITY_RULES, SENSITIVITY_TABLE
 from ._smt import Session, Unsupported
 from ._terms import Encoder
@@ -29,9 +31,9 @@ DEFAULT_RLIMIT = 5_000_000
 DEFAULT_TIMEOUT_MS = 20_000
 
 #: claim kind -> its rule set (other claims plug their rules in here)
-CLAIMS: dict[str, Mapping[str, Rule]] = {"sensitivity": SENSITIVITY_RULES, "monotonicity": MONOTONE_RULES}
+CLAIMS: dict[str, Mapping[str, Rule]] = {"sensitivity": SENSITIVITY_RULES, "monotonicity": MONOTONE_RULES, "range-sensitivity": RANGE_RULES, "normaliser": NORMALISER_RULES}
 #: every rule of every claim: name -> (claim, statement name, one-line statement)
-RULES: dict[str, RuleInfo] = {**SENSITIVITY_TABLE, **MONOTONE_TABLE}
+RULES: dict[str, RuleInfo] = {**SENSITIVITY_TABLE, **MONOTONE_TABLE, **RANGE_TABLE, **NORMALISER_TABLE}
 
 
 def empty_defined(ctx: Context) -> bool:
@@ -59,7 +61,9 @@ def _sensitivity(ctx: Context, derivation: Mapping[str, Any], start: int) -> Non
     ctx.session.discharge()
 
 
-CHECKERS: dict[str, Callable[[Context, Mapping[str, Any], int], None]] = {"sensitivity": _sensitivity, "monotonicity": check_monotone}
+CHECKERS: dict[str, Callable[[Context, Mapping[str, Any], int], None]] = {"sensitivity": _sensitivity, "monotonicity": check_monotone, "normaliser": check_normaliser,
+    "range-sensitivity": lambda ctx, derivation, start: check_range(ctx, derivation, start, _sensitivity),
+}
 
 
 def check_derivation(

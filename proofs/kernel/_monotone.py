@@ -26,7 +26,7 @@ from ._smt import Obligation
 from ._terms import any_of, has_aggregate
 from ._verdict import Rejected, RuleInfo
 
-__all__ = ["MONOTONE_RULES", "MONOTONE_TABLE", "check_monotone"]
+__all__ = ["MONOTONE_RULES", "MONOTONE_TABLE", "check_monotone", "never"]
 
 
 def _direction(node: Node) -> int:
@@ -54,7 +54,8 @@ def _agrees(node: Node, d: int, parts: list[int]) -> None:
             raise Rejected(node.id, f"premise {premise.id} moves with direction {p}, not {d}")
 
 
-def _never(ctx: Context, node: Node, what: str, violation: Any) -> None:
+def never(ctx: Context, node: Node, what: str, violation: Any) -> None:
+    """Queue the side condition that ``violation`` (a formula free of n) is unsatisfiable."""
     ctx.session.require(Obligation(node.id, what, lambda _n: violation, 0, None, False))
 
 
@@ -81,7 +82,7 @@ def total(ctx: Context, node: Node) -> None:
     d = _direction(node)
     value, undefined = ctx.encoder("a").number(node.expr.args[0])
     wrong = value != 0 if d == 0 else value < 0 if d == 1 else value > 0
-    _never(ctx, node, f"the record term {node.expr.args[0]} is defined and {('zero', 'non-negative', 'non-positive')[d]} everywhere", z3.Or(undefined, wrong))
+    never(ctx, node, f"the record term {node.expr.args[0]} is defined and {('zero', 'non-negative', 'non-positive')[d]} everywhere", z3.Or(undefined, wrong))
 
 
 def combine(ctx: Context, node: Node) -> None:
@@ -107,7 +108,7 @@ def scale(ctx: Context, node: Node) -> None:
     c = z3.Product(*[v for v, _ in factors]) if len(factors) > 1 else factors[0][0]
     wrong = c != 0 if d == 0 else c < 0 if d == p else c > 0
     need = "zero" if d == 0 else "non-negative" if d == p else "non-positive"
-    _never(ctx, node, f"the data-free factor is defined and {need} at every output", z3.Or(any_of(ctx.session, [u for _, u in factors]), wrong))
+    never(ctx, node, f"the data-free factor is defined and {need} at every output", z3.Or(any_of(ctx.session, [u for _, u in factors]), wrong))
 
 
 def piecewise(ctx: Context, node: Node) -> None:
