@@ -2,10 +2,10 @@
 
 A node's ``bound`` is its direction ``d`` (1, −1 or 0).  Under add-remove it
 claims: for every dataset D (the empty one included), every record x and every
-output r, ``d·(t(D + x, r) − t(D, r)) >= 0`` (``d = 0``: no change).  The rules
-accept only subterms whose definedness does not depend on the data (a total's
-term and a product's factors must be defined everywhere: a query), so the claim
-holds wherever q is defined.  Under replace-one the one rule is
+output r at which both are defined, ``d·(t(D + x, r) − t(D, r)) >= 0``
+(``d = 0``: no change).  A total's term and a product's data-free factors must
+be defined everywhere (part of the rule's query); a count moves by its
+predicate's 0 or 1 wherever that is defined.  Under replace-one the one rule is
 ``monotone-uniform`` at the root (bound 0): every additive term of q that holds
 an aggregate is free of the outputs, so a change moves every output alike.
 The statements are ``expmech.spec.rule_statement(name)``.
