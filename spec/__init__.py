@@ -19,6 +19,7 @@ _EXPORTS = {
     "._quality": ("QualityFunction",),
     "._ranges": ("BaseMeasure", "Counting", "Geometric", "Lebesgue", "PiecewiseDensity", "PiecewiseGeometric", "measure_from_json", "measure_to_json"),
     "._serial": ("quality_from_json", "quality_to_json", "rational_from_text", "rational_text"),
+    "._rule_statements": ("RULE_STATEMENTS", "rule_statement"),
     "._source": ("STATEMENTS", "statement"),
     "._statements": ("Hypothesis", "ProofStep", "Statement", "StepCheck", "StepStatus", "check_step", "check_steps"),
 }
@@ -65,6 +66,7 @@ if _typing.TYPE_CHECKING:
         measure_to_json,
     )
     from ._serial import quality_from_json, quality_to_json, rational_from_text, rational_text
+    from ._rule_statements import RULE_STATEMENTS, rule_statement
     from ._source import STATEMENTS, statement
     from ._statements import Hypothesis, ProofStep, Statement, StepCheck, StepStatus, check_step, check_steps
 else:
@@ -77,6 +79,7 @@ __all__ = [
     "BudgetExceeded",
     "DATASET_SIZE",
     "IDENTITIES",
+    "RULE_STATEMENTS",
     "STATEMENTS",
     "BaseMeasure",
     "Booleans",
@@ -125,6 +128,7 @@ __all__ = [
     "quality_to_json",
     "rational_from_text",
     "rational_text",
+    "rule_statement",
     "size",
     "statement",
     "total",

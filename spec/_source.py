@@ -14,6 +14,7 @@ from sympy import Function, Sum, exp, log
 
 from ._errors import InvalidArgument
 from ._identities import IDENTITIES
+from ._rule_statements import RULE_STATEMENTS
 from ._statements import Hypothesis, ProofStep, Statement
 
 __all__ = ["STATEMENTS", "statement"]
@@ -683,9 +684,12 @@ STATEMENTS: tuple[Statement, ...] = (
 
 
 def statement(statement_id: str) -> Statement:
-    """The statement (of the source, or an identity of ``IDENTITIES``) with this id; :class:`InvalidArgument` otherwise."""
-    for item in STATEMENTS + IDENTITIES:
+    """The statement (of the source, an identity of ``IDENTITIES`` or a rule of ``RULE_STATEMENTS``) with this id.
+
+    :class:`InvalidArgument` for any other id.
+    """
+    for item in STATEMENTS + IDENTITIES + RULE_STATEMENTS:
         if item.id == statement_id:
             return item
-    known = ", ".join(item.id for item in STATEMENTS + IDENTITIES)
+    known = ", ".join(item.id for item in STATEMENTS + IDENTITIES + RULE_STATEMENTS)
     raise InvalidArgument(f"statement_id={statement_id!r} is not one of: {known}", parameter="statement_id", value=statement_id)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from expmech.proofs.cli import main
 from expmech.proofs.conformance import Finding, check_statement, search_dropped_hypothesis
 from expmech.proofs.conformance import FAMILIES
-from expmech.spec import InvalidArgument, statement
+from expmech.spec import RULE_STATEMENTS, InvalidArgument, statement
 
 CHEAP = ["mechanism", "density", "privacy", "accuracy-lemma", "accuracy", "predicate-query", "auctions", "posterior-sampling", "global-sensitivity"]
 
@@ -80,7 +80,8 @@ def test_spec_command_json(capsys):
     data = json.loads(capsys.readouterr().out)
     assert code == 0
     ids = [item["id"] for item in data["statements"]]
-    assert ids[0] == "mechanism" and "synthetic-size" in ids and len(ids) == 14
+    assert ids[0] == "mechanism" and "synthetic-size" in ids and len(ids) == 14 + len(RULE_STATEMENTS)
+    assert ids[14:] == [s.id for s in RULE_STATEMENTS] and "sensitivity-sum" in ids and "monotone-total" in ids
     accuracy = next(item for item in data["statements"] if item["id"] == "accuracy")
     assert accuracy["steps"]["verified"] == accuracy["steps"]["total"] > 0
     assert {h["id"] for h in accuracy["hypotheses"] if not h["in_source"]} >= {"q-nonnegative"}

@@ -17,11 +17,13 @@ def _tool(name):
 
 
 @pytest.mark.parametrize(
-    "tool, page", [("gen_cli_reference", "docs/reference/cli.md"), ("gen_benchmarks", "docs/benchmarks/index.md")]
+    "tool, page",
+    [("gen_cli_reference", "docs/reference/cli.md"), ("gen_benchmarks", "docs/benchmarks/index.md"), ("gen_trust", "docs/explanation/trust.md")],
 )
 def test_a_generated_page_equals_its_generator_output(tool, page):
-    """The command reference (from the argparse parsers) and the benchmarks page (from the recorded results) are what
-    their scripts write: run `python tools/<script>.py` after changing a flag or recording a benchmark."""
+    """The command reference (from the argparse parsers), the benchmarks page (from the recorded results) and the trust
+    page (from the kernel's rule table and the rule statements of spec/) are what their scripts write: run
+    `python tools/<script>.py` after changing a flag, recording a benchmark or changing a kernel rule."""
     assert (ROOT / page).read_text(encoding="utf-8") == _tool(tool).render(), f"run: python tools/{tool}.py"
 
 

@@ -70,12 +70,12 @@ def test_verify_and_certify_step_once_per_mechanism(project, recorded, capsys):
 
 
 def test_spec_steps_once_per_statement(recorded, capsys):
-    """spec: one step per statement of the source."""
-    from expmech.spec import STATEMENTS
+    """spec: one step per statement of the source and per kernel rule."""
+    from expmech.spec import RULE_STATEMENTS, STATEMENTS
 
     main(["spec", "--instances", "1", "--attempts", "1"])
     (bar,) = recorded
-    assert bar.label == "checking statements" and bar.total == len(STATEMENTS) == len(bar.steps) and bar.closed
+    assert bar.label == "checking statements" and bar.total == len(STATEMENTS) + len(RULE_STATEMENTS) == len(bar.steps) and bar.closed
 
 
 @pytest.mark.parametrize("extra", [[], ["--plot", "e.png"], ["--certificate", "c.json"]])

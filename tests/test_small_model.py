@@ -112,7 +112,7 @@ def test_the_cli_names_the_pair(buggy_max, monkeypatch, tmp_path, capsys):
 
 def test_an_injected_monotonicity_bug_is_caught(monkeypatch):
     """A direction rule that calls everything non-decreasing is caught: count(x >= r) − count(x < r) falls at r > x."""
-    monkeypatch.setattr(_monotone._Directions, "direction", lambda self, expr: 1)
+    monkeypatch.setattr(_monotone._Directions, "direction", lambda self, expr, path=(): (1, _monotone._node(path, expr, "monotone-count", 1, [], [], self.ids)))
     q = QualityFunction(count(X >= R) - count(X < R), schema=SCHEMA, outputs=OUTPUTS)
     with pytest.raises(InternalInconsistency) as caught:
         certify(q, epsilon=Fraction(1, 2), neighbours="add-remove", pairs=0)

@@ -21,6 +21,7 @@ from expmech.spec import QualityFunction, rational_text
 
 from .._outcome import Status
 from ..prover._range_sensitivity import RangeSensitivityResult, RangeWitness, range_sensitivity_given
+from ._claim_derivation import attach_derivation
 from ._inputs import CertificateInputs, encode_value
 from ._smt import z3_label
 
@@ -81,4 +82,4 @@ def bounded_range_claims(
         "eta": None if eta is None else rational_text(eta),
         "rho": None if eta is None else rational_text(eta * eta / 8),
     }
-    return [bounded, zcdp]
+    return [attach_derivation(bounded, result), zcdp]

@@ -59,6 +59,7 @@ from expmech.spec.internal import describe
 
 from ._canonical import canonical_bytes, sha256_hex
 from ._limits import CertificateLimits, CertificateMalformed, CertificateRefused, check_content_limits, check_shape, parse_json, read_limited
+from ._version import older_format
 
 from ._run import CheckOutcome, CheckReport, DerivationCache, _Check, _Stop
 
@@ -230,6 +231,9 @@ def _unwrap(run: _Check, data: Any, keys: list[Any]) -> dict[str, Any]:
     if digest != data["digest"]["value"]:
         raise run.fail("digest", f"sha256 over the RFC 8785 canonical statement is {digest}, the file records {str(data['digest']['value'])[:64]}")
     run.passed("digest", "sha256 over the RFC 8785 canonical statement")
+    older = older_format(statement)
+    if older is not None:
+        raise run.fail("schema version", older)
     try:
         check_content_limits(statement, run.limits)
     except CertificateRefused as error:

@@ -44,6 +44,7 @@ from expmech.spec import DATASET_SIZE, LogLikelihood, Neighbours, derive_epsilon
 from .._outcome import Status
 from ..prover import MonotonicityResult, SensitivityResult, Witness, prove_monotone, prove_sensitivity
 from ._accounting_claims import bounded_range_claims
+from ._claim_derivation import attach_derivation
 from ._inputs import CertificateInputs, FiniteRange, encode_value
 from ._posterior import derive_posterior
 from ._replay import SolverLog, solver_log
@@ -240,8 +241,8 @@ def _derive(inputs: CertificateInputs, log: SolverLog) -> Derivation:
         )
     monotone = _no_unknown(monotone, "a monotonicity")
     claims = [
-        _sensitivity_claim(sensitivity, record_queries(sensitivity.queries)),
-        _monotone_claim(monotone, record_queries(monotone.queries)),
+        attach_derivation(_sensitivity_claim(sensitivity, record_queries(sensitivity.queries)), sensitivity),
+        attach_derivation(_monotone_claim(monotone, record_queries(monotone.queries)), monotone),
     ]
     ranged = not isinstance(inputs.range, FiniteRange)
     invariant = False
@@ -249,7 +250,7 @@ def _derive(inputs: CertificateInputs, log: SolverLog) -> Derivation:
         from ._ranges import normaliser_claim
 
         with log.claim("normaliser"):
-            normaliser, invariant = normaliser_claim(quality, mech, inputs.epsilon0)
+            normaliser, invariant = normaliser_claim(quality, mech, inputs.epsilon0, neighbours=inputs.neighbours)
         claims.append(normaliser)
     status = sensitivity.status
     epsilon_text = None

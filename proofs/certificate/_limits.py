@@ -374,6 +374,32 @@ def _work(predicate: dict[str, Any], quality: dict[str, Any], mechanism_range: A
         raise _refuse("max_memory_mb", message, estimate.memory_mb)
 
 
+def _derivations(predicate: dict[str, Any], limits: CertificateLimits) -> None:
+    """Each claim's derivation tree: at most ``max_expression_nodes`` nodes nested at most ``max_expression_depth``
+    deep, and every bound in it an expression within the expression limits."""
+    claims = predicate.get("claims")
+    for claim in claims if isinstance(claims, list) else []:
+        derivation = claim.get("derivation") if isinstance(claim, dict) else None
+        if not isinstance(derivation, dict):
+            continue
+        where = f"the derivation of claim {str(claim.get('id'))[:40]!r}"
+        _expression(derivation.get("bound"), limits, where)
+        nodes = 0
+        stack: list[tuple[Any, int]] = [(derivation.get("root"), 1)]
+        while stack:
+            node, depth = stack.pop()
+            if not isinstance(node, dict):
+                continue
+            nodes += 1
+            if nodes > limits.max_expression_nodes:
+                raise _refuse("max_expression_nodes", f"{where} has more than max_expression_nodes={limits.max_expression_nodes} nodes")
+            if depth > limits.max_expression_depth:
+                raise _refuse("max_expression_depth", f"{where} is nested deeper than max_expression_depth={limits.max_expression_depth}")
+            _expression(node.get("bound"), limits, f"{where} (node {str(node.get('id'))[:20]!r})")
+            premises = node.get("premises")
+            stack.extend((premise, depth + 1) for premise in (premises if isinstance(premises, list) else []))
+
+
 def check_content_limits(statement: Any, limits: CertificateLimits) -> None:
     """The content limits of a statement of any shape (run before the schema); raise :class:`CertificateRefused` naming the first exceeded."""
     predicate = _member(statement, "predicate")
@@ -386,6 +412,7 @@ def check_content_limits(statement: Any, limits: CertificateLimits) -> None:
         for pair in pairs if isinstance(pairs, list) else []:
             if isinstance(pair, list) and len(pair) == 2:
                 _domain(pair[1], limits, f"the domain of {str(pair[0])[:40]!r}")
+    _derivations(predicate, limits)
     options: dict[str, Any] = predicate["options"] if isinstance(predicate.get("options"), dict) else {}
     if options.get("claimed") is not None:
         _expression(options["claimed"], limits, "the claimed sensitivity")

@@ -28,6 +28,7 @@ from expmech.impl import LogLinear, PosteriorSampling
 from expmech.spec import ExpMechError, InvalidArgument, LogLikelihood, Neighbours, derive_epsilon, rational_from_text, rational_text
 
 from .._outcome import Status
+from ._claim_derivation import attach_derivation
 from ..prover._likelihood import LikelihoodRatioResult, RatioWitness, prove_likelihood_ratio
 from ._statement import Derivation, assemble, random_record, record_queries
 from ._inputs import CertificateInputs, FiniteRange, IntervalRange, decode_output, decode_value, encode_value
@@ -136,7 +137,7 @@ def derive_posterior(inputs: CertificateInputs, log: SolverLog) -> Derivation:
             Status.UNKNOWN, ratio.neighbours, ratio.ratio, ratio.bound, ratio.claimed, ratio.tight, ratio.witness, ratio.counterexample,
             f"{ratio.reason}; but one of its queries was unknown, so nothing is claimed PROVED", ratio.method, ratio.queries, ratio.solver,
         )
-    claims: list[dict[str, Any]] = [_sensitivity_claim(ratio, record_queries(ratio.queries))]
+    claims: list[dict[str, Any]] = [attach_derivation(_sensitivity_claim(ratio, record_queries(ratio.queries)), ratio)]
     status = ratio.status
     notes: list[str] = []
     epsilon_text = None

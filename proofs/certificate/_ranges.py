@@ -123,10 +123,14 @@ def _invariance_json(result: InvarianceResult) -> dict[str, Any]:
     }
 
 
-def normaliser_claim(quality: QualityFunction, mech: Any, epsilon0: Fraction) -> tuple[dict[str, Any], bool]:
-    """The ``normaliser`` claim and whether it is PROVED (so the privacy claim may use ε₀·Δq)."""
+def normaliser_claim(quality: QualityFunction, mech: Any, epsilon0: Fraction, *, neighbours: Any) -> tuple[dict[str, Any], bool]:
+    """The ``normaliser`` claim (with its derivation when PROVED) and whether it is PROVED (so the privacy claim may use ε₀·Δq)."""
     result = prove_normaliser_invariance(quality, epsilon=epsilon0, outputs=mech.outputs, base_measure=mech.base_measure)
-    return _invariance_json(result), result.status is Status.PROVED
+    claim = _invariance_json(result)
+    derivation = result.derivation_for(quality, neighbours)
+    if derivation is not None:
+        claim["derivation"] = derivation
+    return claim, result.status is Status.PROVED
 
 
 def range_series(predicate: dict[str, Any], d1: Any, d2: Any) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from ._run import _PROVENANCE, CheckOutcome, _Check
 from ._derive import Derivation, derive, epsilon_at, measure_budget, subject
 from ._inputs import CertificateInputs, decode_output, decode_value, inputs_from_json, inputs_to_json
 from ._smallmodel import check_small_model
+from ._kernel_check import check_kernel
 from ._smt import SolverRun, normalise_smt2, run_cvc5, run_z3, z3_label
 
 __all__ = ["rederive"]
@@ -46,6 +47,7 @@ def rederive(run: _Check, statement: dict[str, Any], bound: sympy.Expr | None) -
     derivation = _derivation(run, inputs, predicate["solver_calls"])
     _compare(run, statement, derivation.statement)
     check_small_model(run, statement, inputs.quality)
+    check_kernel(run, statement, inputs, derivation)
     _independent(run, statement, inputs, derivation)
     _provenance(run, predicate)
     _verdict(run, predicate, derivation, bound)

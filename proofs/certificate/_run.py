@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._limits import CertificateLimits
 
@@ -51,6 +51,9 @@ class CheckReport:
     ``above_max_epsilon`` is the ``max_epsilon`` (as text) that a valid
     certificate of ε-DP was held to and not proved within; the outcome is then
     ``NO_DP_CLAIM`` (exit 3) although the certificate does certify its ε.
+    ``kernel`` holds the proof kernel's verdict on each PROVED claim it has
+    rules for: ``{"claim", "kind", "accepted", "node", "rule", "reason",
+    "queries", "nodes"}`` (node and rule of the first failing node).
     """
 
     ok: bool
@@ -62,6 +65,7 @@ class CheckReport:
     outcome: CheckOutcome = CheckOutcome.INVALID
     failed: str | None = None
     above_max_epsilon: str | None = None
+    kernel: tuple[dict[str, Any], ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -99,6 +103,7 @@ class DerivationCache:
         self.derivations: dict[bytes, Derivation] = {}
         self.z3_runs: dict[tuple[str, int, int], SolverRun] = {}
         self.cvc5_runs: dict[tuple[str, int], SolverRun | None] = {}
+        self.kernel_verdicts: dict[bytes, Any] = {}
 
 
 class _Stop(Exception):
@@ -122,6 +127,7 @@ class _Check:
         self.status: str | None = None
         self.epsilon: str | None = None
         self.above_max_epsilon: str | None = None
+        self.kernel_rows: list[dict[str, Any]] = []
         self.z3_runs: dict[tuple[str, int, int], SolverRun] = cache.z3_runs if cache is not None else {}
 
     def passed(self, name: str, detail: str = "") -> None:
@@ -138,5 +144,5 @@ class _Check:
         ok = self.failed is None and self.outcome in (CheckOutcome.CERTIFIES_DP, CheckOutcome.NO_DP_CLAIM)
         return CheckReport(
             ok, self.status, self.epsilon if ok else None, tuple(self.checks), problems, tuple(self.notes), self.outcome, self.failed,
-            self.above_max_epsilon if ok else None,
+            self.above_max_epsilon if ok else None, tuple(self.kernel_rows),
         )

@@ -23,6 +23,7 @@ from ..prover import MonotonicityResult
 from ._inputs import CertificateInputs, inputs_to_json
 from ._replay import ReplayProblem
 from ._smt import normalise_smt2, z3_label
+from ._version import PREDICATE_TYPE, SCHEMA_VERSION
 
 __all__ = [
     "Derivation",
@@ -35,8 +36,6 @@ __all__ = [
     "subject",
 ]
 
-SCHEMA_VERSION = "2"
-PREDICATE_TYPE = "urn:expmech:dp-certificate:v2"
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 
 

@@ -156,6 +156,7 @@ def _check(args: argparse.Namespace) -> int:
     With several certificates the first of 1, 2, 4, 3, 0 present wins."""
     from ..certificate._check import CheckOutcome, check_certificate, validate_max_epsilon
     from ..certificate._limits import CertificateLimits, parse_limit
+    from ..certificate._check_json import json_text, kernel_lines, report_json
     from ._account import check_composition_file
 
     try:
@@ -182,17 +183,26 @@ def _check(args: argparse.Namespace) -> int:
         CheckOutcome.INCONCLUSIVE: "UNKNOWN",
     }
     codes = []
+    documents: list[dict[str, Any]] = []
     for item in args.certificates:
         composed = check_composition_file(item)
         if composed is not None:  # a composition certificate of expmech account
-            print(f"{'OK' if composed[0] == 0 else 'INVALID':8} {item}: {composed[1]} (exit {composed[0]})")
+            documents.append({"certificate": item, "outcome": "OK" if composed[0] == 0 else "INVALID", "exit_code": composed[0], "summary": composed[1]})
+            if args.format == "text":
+                print(f"{'OK' if composed[0] == 0 else 'INVALID':8} {item}: {composed[1]} (exit {composed[0]})")
             codes.append(composed[0])
             continue
         try:
             report = check_certificate(item, **options)
         except ExpMechError as error:
-            print(f"REFUSED  {item}: {error}")
+            documents.append({"certificate": item, "outcome": "REFUSED", "exit_code": EXIT_USAGE, "summary": str(error)})
+            if args.format == "text":
+                print(f"REFUSED  {item}: {error}")
             codes.append(EXIT_USAGE)
+            continue
+        codes.append(report.exit_code)
+        if args.format == "json":
+            documents.append(report_json(report, item))
             continue
         label, summary = labels[report.outcome], report.summary
         if report.above_max_epsilon is not None:  # valid, and certifies an ε: only not within the flag's bound
@@ -203,7 +213,10 @@ def _check(args: argparse.Namespace) -> int:
         for note in report.notes[1:] if report.above_max_epsilon is not None else report.notes:
             if note.removeprefix(f"{report.outcome.value}: ") not in report.summary:  # the summary already says it
                 print(f"         note: {note}")
-        codes.append(report.exit_code)
+        for line in kernel_lines(report):
+            print(f"         kernel: {line}")
+    if args.format == "json":
+        print(json_text(documents))
     for code in (EXIT_VIOLATION, EXIT_USAGE, EXIT_INTERNAL, EXIT_INCONCLUSIVE):
         if code in codes:
             return code
@@ -220,11 +233,9 @@ def _as_flag(error: ExpMechError) -> str:
 
 
 def _spec(args: argparse.Namespace) -> int:
-    from ._spec_report import render_json, render_text, spec_reports
+    from ._spec_report import LISTED, render_json, render_text, spec_reports
 
-    from expmech.spec import STATEMENTS
-
-    with Progress(len(STATEMENTS), "checking statements") as progress:
+    with Progress(len(LISTED), "checking statements") as progress:
         reports = spec_reports(instances=args.instances, attempts=args.attempts, seed=args.seed, progress=progress.step)
     print(render_json(reports) if args.format == "json" else render_text(reports))
     return EXIT_VERIFIED if all(r.holds for r in reports) else EXIT_VIOLATION
@@ -273,6 +284,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--max-epsilon", dest="max_epsilon", default=None, help="exit 0 only if the certified ε is <= this (p/q, or an expression in n; default: any ε)")
     check.add_argument("--trusted-key", dest="trusted_key", action="append", default=None, help="Ed25519 PEM public key; repeatable. Only certificates signed by one of them are valid (default: signatures not required)")
     check.add_argument("--budget", type=bounded_int(1), default=None, help="refuse a certificate whose re-derivation is estimated above this many MB of memory (default 8192)")
+    check.add_argument("--format", choices=("text", "json"), default="text", help="output on stdout: a line per certificate for people, or JSON with every check and the proof kernel's verdicts")
     check.add_argument("--max-bytes", dest="max_bytes", type=bounded_int(1), default=None, help="refuse certificates larger than this (default 1 MiB)")
     check.add_argument(
         "--limit",

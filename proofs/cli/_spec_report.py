@@ -1,4 +1,4 @@
-"""``expmech spec``: every statement of the source with its status, as text or JSON."""
+"""``expmech spec``: every statement of the source, then every proof-kernel rule, with its status, as text or JSON."""
 
 from __future__ import annotations
 
@@ -7,22 +7,25 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from expmech.spec import STATEMENTS
+from expmech.spec import RULE_STATEMENTS, STATEMENTS, Statement
 
 from ..conformance._conformance import DroppedHypothesis, Finding, StatementReport, report_statement
 
-__all__ = ["render_json", "render_text", "spec_reports"]
+__all__ = ["LISTED", "render_json", "render_text", "spec_reports"]
+
+#: What ``expmech spec`` lists: the source's statements in source order, then the kernel's rules.
+LISTED: tuple[Statement, ...] = STATEMENTS + RULE_STATEMENTS
 
 
 def spec_reports(
     *, instances: int = 200, attempts: int = 2000, seed: int = 0, progress: Callable[[str], None] | None = None
 ) -> list[StatementReport]:
-    """A :class:`StatementReport` for every statement of the source, in source order.
+    """A :class:`StatementReport` for every statement of :data:`LISTED`, in order.
 
     ``progress`` is called with each statement's id as its checks start.
     """
     reports = []
-    for statement in STATEMENTS:
+    for statement in LISTED:
         if progress is not None:
             progress(statement.id)
         reports.append(report_statement(statement.id, instances=instances, attempts=attempts, seed=seed))
@@ -57,7 +60,7 @@ def render_text(reports: list[StatementReport]) -> str:
         checked = bool(s.steps) or report.conformance is not None
         status = "FAILS" if not report.holds else ("HOLDS" if checked else "NOT CHECKED")
         first, last = s.source_lines
-        where = f"source line {first}" if first == last else f"source lines {first}–{last}"
+        where = "not in the source" if first == last == 0 else f"source line {first}" if first == last else f"source lines {first}–{last}"
         lines.append(f"{s.id} [{s.kind}] {status} — {s.title} ({where})")
         if s.hypotheses:
             parts = [h.id + ("" if h.in_source else " (implicit in the source)") for h in s.hypotheses]

@@ -13,10 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from expmech.spec import Count, InvalidArgument, InvalidType, Mean, Neighbours, QualityFunction, Size, Total
+from expmech.spec import Count, InvalidArgument, InvalidType, LogLikelihood, Mean, Neighbours, QualityFunction, Size, Total
 from expmech.spec.internal import describe
 
 from ._derivation import Context, Rule, read_node
+from ._monotone import MONOTONE_RULES, MONOTONE_TABLE, check_monotone
+from ._normaliser import NORMALISER_RULES, NORMALISER_TABLE, check_normaliser
+from ._range import RANGE_RULES, RANGE_TABLE, check_range
+from ._ratio import RATIO_RULES, RATIO_TABLE, check_ratio
 from ._sensitivity import SENSITIVITY_RULES, SENSITIVITY_TABLE
 from ._smt import Session, Unsupported
 from ._terms import Encoder
@@ -28,9 +32,10 @@ DEFAULT_RLIMIT = 5_000_000
 DEFAULT_TIMEOUT_MS = 20_000
 
 #: claim kind -> its rule set (other claims plug their rules in here)
-CLAIMS: dict[str, Mapping[str, Rule]] = {"sensitivity": SENSITIVITY_RULES}
+CLAIMS: dict[str, Mapping[str, Rule]] = {"sensitivity": SENSITIVITY_RULES, "monotonicity": MONOTONE_RULES, "range-sensitivity": RANGE_RULES, "normaliser": NORMALISER_RULES,
+                                            "likelihood-ratio": RATIO_RULES}
 #: every rule of every claim: name -> (claim, statement name, one-line statement)
-RULES: dict[str, RuleInfo] = dict(SENSITIVITY_TABLE)
+RULES: dict[str, RuleInfo] = {**SENSITIVITY_TABLE, **MONOTONE_TABLE, **RANGE_TABLE, **NORMALISER_TABLE, **RATIO_TABLE}
 
 
 def empty_defined(ctx: Context) -> bool:
@@ -58,11 +63,13 @@ def _sensitivity(ctx: Context, derivation: Mapping[str, Any], start: int) -> Non
     ctx.session.discharge()
 
 
-CHECKERS: dict[str, Callable[[Context, Mapping[str, Any], int], None]] = {"sensitivity": _sensitivity}
+CHECKERS: dict[str, Callable[[Context, Mapping[str, Any], int], None]] = {"sensitivity": _sensitivity, "monotonicity": check_monotone, "normaliser": check_normaliser, "likelihood-ratio": check_ratio,
+    "range-sensitivity": lambda ctx, derivation, start: check_range(ctx, derivation, start, _sensitivity),
+}
 
 
 def check_derivation(
-    quality: QualityFunction,
+    quality: QualityFunction | LogLikelihood,
     neighbours: Any,
     derivation: Mapping[str, Any],
     *,
@@ -80,8 +87,8 @@ def check_derivation(
     ``quality`` is not a QualityFunction and :class:`~expmech.spec.InvalidArgument`
     for a bad ``neighbours``, ``rlimit`` or ``timeout_ms``.
     """
-    if not isinstance(quality, QualityFunction):
-        raise InvalidType(f"quality={describe(quality)} must be an expmech.spec.QualityFunction", parameter="quality", value=quality)
+    if not isinstance(quality, QualityFunction | LogLikelihood):
+        raise InvalidType(f"quality={describe(quality)} must be an expmech.spec.QualityFunction or LogLikelihood", parameter="quality", value=quality)
     relation = Neighbours.parse(neighbours)
     for name, value in (("rlimit", rlimit), ("timeout_ms", timeout_ms)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -99,7 +106,7 @@ def check_derivation(
         return KernelVerdict(False, None, f"malformed derivation ({type(error).__name__}: {str(error)[:200]})", session.queries)
 
 
-def _check(quality: QualityFunction, relation: Neighbours, derivation: Any, session: Session) -> KernelVerdict:
+def _check(quality: QualityFunction | LogLikelihood, relation: Neighbours, derivation: Any, session: Session) -> KernelVerdict:
     if not isinstance(derivation, Mapping):
         raise Rejected(None, f"a derivation must be an object, not {type(derivation).__name__}")
     missing = [k for k in ("format", "claim", "relation", "start", "bound", "root") if k not in derivation]
@@ -110,6 +117,8 @@ def _check(quality: QualityFunction, relation: Neighbours, derivation: Any, sess
     claim = derivation["claim"]
     if not isinstance(claim, str) or claim not in CHECKERS:
         raise Rejected(None, f"claim {str(claim)[:40]!r} has no rule set (known: {', '.join(sorted(CHECKERS))})")
+    if isinstance(quality, LogLikelihood) != (claim == "likelihood-ratio"):
+        raise Rejected(None, "a likelihood-ratio claim is about a LogLikelihood, and every other claim about a QualityFunction")
     if derivation["relation"] != relation.value:
         raise Rejected(None, f"relation {str(derivation['relation'])[:20]!r} is not {relation.value!r}")
     start = derivation["start"]

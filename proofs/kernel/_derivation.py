@@ -18,7 +18,7 @@ from typing import Any
 import sympy
 import z3
 
-from expmech.spec import InvalidArgument, Neighbours, QualityFunction, rational_from_text
+from expmech.spec import InvalidArgument, LogLikelihood, Neighbours, QualityFunction, rational_from_text
 
 from ._bounds import Bound, encode_bound, has_n, read_bound, value_at
 from ._smt import Obligation, Session
@@ -76,7 +76,7 @@ Rule = Callable[["Context", Node], None]
 class Context:
     """One check: the quality function, the relation, the z3 session, record/output variables, the rule set."""
 
-    def __init__(self, quality: QualityFunction, neighbours: Neighbours, session: Session, rules: Mapping[str, Rule]) -> None:
+    def __init__(self, quality: QualityFunction | LogLikelihood, neighbours: Neighbours, session: Session, rules: Mapping[str, Rule]) -> None:
         self.quality = quality
         self.neighbours = neighbours
         self.replace = neighbours is Neighbours.REPLACE_ONE

@@ -28,7 +28,7 @@ from ._smt import Obligation
 from ._terms import Encoder, any_of
 from ._verdict import Rejected
 
-__all__ = ["joint", "size_only"]
+__all__ = ["joint", "relaxed_change", "size_only", "total_limits"]
 
 
 def _alone(node: Node) -> None:
@@ -66,15 +66,26 @@ def joint(ctx: Context, node: Node) -> None:
     _alone(node)
     if node.args is not None:
         raise Rejected(node.id, "rule joint applies to a whole subterm, not a partial sum")
-    t = node.expr
-    aggregates = sorted(t.atoms(Count, Total, Mean), key=str)
+    s, t, limits = ctx.session, node.expr, total_limits(ctx, node)
+
+    def violation(n: Any) -> Any:
+        change, conditions = relaxed_change(ctx, t, limits, n, ctx.outputs)
+        bound, undefined = encode_bound(s, node.bound, n)
+        return z3.Or(undefined, z3.And(*conditions, z3.Or(change > bound, -change > bound)))
+
+    s.require(Obligation(node.id, "no change above the bound in the joint encoding", violation, ctx.first(node.lo), node.hi, True))
+
+
+def total_limits(ctx: Context, node: Node) -> dict[sympy.Basic, tuple[Any, Any]]:
+    """Each aggregate of the node's subterm -> ``(lo, hi)`` of its record term (totals: ``data["ranges"]``, checked)."""
+    aggregates = sorted(node.expr.atoms(Count, Total, Mean), key=str)
     if any(isinstance(a, Mean) for a in aggregates):
-        raise Rejected(node.id, "rule joint does not encode a mean")
+        raise Rejected(node.id, f"rule {node.rule} does not encode a mean")
     ranges = node.data.get("ranges", {})
     if not isinstance(ranges, dict):
         raise Rejected(node.id, "data['ranges'] must map each total's text to [lo, hi]")
-    s, a, b = ctx.session, ctx.encoder("a"), ctx.encoder("b")
-    limits = {}
+    s, a = ctx.session, ctx.encoder("a")
+    limits: dict[sympy.Basic, tuple[Any, Any]] = {c: (0, 1) for c in aggregates if isinstance(c, Count)}
     for index, aggregate in enumerate(aggregates):
         if isinstance(aggregate, Total):
             pair = ranges.get(str(aggregate))
@@ -89,36 +100,33 @@ def joint(ctx: Context, node: Node) -> None:
                 return z3.And(z3.Not(undefined), z3.Or(value < s.num(lo), value > s.num(hi)))
 
             ctx.session.require(Obligation(node.id, f"{lo} <= {body} <= {hi} on every record", outside, 0, None, False), ("range", body, lo, hi))
+    return limits
 
-    def term(enc: Encoder, aggregate: sympy.Basic) -> tuple[Any, Any]:
-        if isinstance(aggregate, Count):
-            cond, undefined = enc.condition(aggregate.args[0])
-            return z3.If(cond, s.num(1), s.num(0)), undefined
-        return enc.number(aggregate.args[0])
 
-    def violation(n: Any) -> Any:
-        others = n - 1 if ctx.replace else n
-        before: dict[Any, Any] = {Size(): (n, s.boolean(False))}
-        after: dict[Any, Any] = {Size(): (n if ctx.replace else n + 1, s.boolean(False))}
-        constraints = []
-        for index, aggregate in enumerate(aggregates):
-            if isinstance(aggregate, Count):
-                rest = s.integer(f"rest_{index}")
-                constraints += [rest >= 0, rest <= others]
-            else:
-                rest = s.real(f"rest_{index}")
-                lo, hi = limits[aggregate]
-                constraints += [rest >= others * s.num(lo), rest <= others * s.num(hi)]
-            va, ua = term(a, aggregate)
-            if ctx.replace:
-                vb, ub = term(b, aggregate)
-                before[aggregate], after[aggregate] = (va + rest, ua), (vb + rest, ub)
-            else:
-                before[aggregate], after[aggregate] = (rest, s.boolean(False)), (rest + va, ua)
-        first, u1 = Encoder(s, {**ctx.outputs, **before}).number(t)
-        second, u2 = Encoder(s, {**ctx.outputs, **after}).number(t)
-        bound, undefined = encode_bound(s, node.bound, n)
-        change = second - first
-        return z3.Or(undefined, z3.And(*constraints, z3.Not(u1), z3.Not(u2), z3.Or(change > bound, -change > bound)))
+def relaxed_change(ctx: Context, t: sympy.Basic, limits: dict[sympy.Basic, tuple[Any, Any]], n: Any, outputs: dict[Any, Any], tag: str = "") -> tuple[Any, list[Any]]:
+    """``(t(D′) − t(D), conditions)`` in the joint relaxation at size ``n`` and ``outputs`` (``tag`` names its rests)."""
+    s = ctx.session
+    a, b = (ctx.encoder(r) if outputs is ctx.outputs else Encoder(s, {**{k: v for k, v in ctx.encoder(r).env.items() if k not in ctx.outputs}, **outputs}) for r in "ab")
+    others = n - 1 if ctx.replace else n
+    before: dict[Any, Any] = {Size(): (n, s.boolean(False))}
+    after: dict[Any, Any] = {Size(): (n if ctx.replace else n + 1, s.boolean(False))}
+    constraints = []
+    for index, (aggregate, (lo, hi)) in enumerate(sorted(limits.items(), key=lambda item: str(item[0]))):
+        rest = s.integer(f"rest{tag}_{index}") if isinstance(aggregate, Count) else s.real(f"rest{tag}_{index}")
+        constraints += [rest >= others * s.num(lo), rest <= others * s.num(hi)]
+        (va, ua), (vb, ub) = _term(a, aggregate), _term(b, aggregate)
+        if ctx.replace:
+            before[aggregate], after[aggregate] = (va + rest, ua), (vb + rest, ub)
+        else:
+            before[aggregate], after[aggregate] = (rest, s.boolean(False)), (rest + va, ua)
+    first, u1 = Encoder(s, {**outputs, **before}).number(t)
+    second, u2 = Encoder(s, {**outputs, **after}).number(t)
+    return second - first, [*constraints, z3.Not(u1), z3.Not(u2)]
 
-    s.require(Obligation(node.id, "no change above the bound in the joint encoding", violation, ctx.first(node.lo), node.hi, True))
+
+def _term(enc: Encoder, aggregate: sympy.Basic) -> tuple[Any, Any]:
+    """A record's contribution to ``aggregate``: a count's 0/1 indicator, a total's term."""
+    if isinstance(aggregate, Count):
+        cond, undefined = enc.condition(aggregate.args[0])
+        return z3.If(cond, enc.s.num(1), enc.s.num(0)), undefined
+    return enc.number(aggregate.args[0])

@@ -19,6 +19,7 @@ Laplace mechanism is ε₀·Δf-DP, not 2ε₀·Δf.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Hashable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -38,13 +39,17 @@ from expmech.spec import (
     InvalidArgument,
     Lebesgue,
     Mean,
+    Neighbours,
     QualityFunction,
     RationalRange,
     Size,
     Total,
 )
 
+from expmech.spec.internal import expression_to_json
+
 from .._outcome import Status
+from ..kernel import term_text
 from ._encoding import default_code
 from ._search import all_records, record_space_size
 
@@ -145,6 +150,8 @@ class InvarianceResult:
     of the data) on all of ℝ with Lebesgue μ, or on all of ℤ with counting μ and
     an integer-valued ``shift``; ``normaliser`` is then the exact common value
     at the given ε (an :class:`ExpRatio`).  UNKNOWN otherwise, with the reason.
+    ``output`` is the output variable and ``line`` ``"reals"`` or ``"integers"``
+    (PROVED only); :meth:`derivation_for` writes the proof for the kernel.
     """
 
     status: Status
@@ -152,6 +159,26 @@ class InvarianceResult:
     profile: sympy.Expr | None
     normaliser: ExpRatio | None
     reason: str
+    output: sympy.Symbol | None = None
+    line: str | None = None
+
+    def derivation_for(self, quality: QualityFunction, neighbours: Any) -> dict[str, Any] | None:
+        """The derivation of claim ``"normaliser"`` (PROVED only, else None) under ``neighbours``, for the kernel.
+
+        One root node of rule ``normaliser-translate`` and bound 0, its data the
+        shift f(D) and the profile h (in the output variable), each the JSON
+        text of its expression tree, and the line.  The
+        claim does not depend on the relation; the kernel's envelope names it.
+        """
+        if self.status is not Status.PROVED or self.shift is None or self.profile is None or self.output is None:
+            return None
+        relation = Neighbours.parse(neighbours)
+        start = 1 if relation is Neighbours.REPLACE_ONE else 0
+        profile = self.profile.subs({x: self.output for x in self.profile.free_symbols if x.name == "s_shift"})
+        zero = expression_to_json(sympy.Integer(0))
+        data = {"shift": json.dumps(expression_to_json(self.shift)), "profile": json.dumps(expression_to_json(profile)), "line": self.line}
+        root = {"id": "normaliser", "term": [], "text": term_text(quality.expr), "case": {"from": start}, "rule": "normaliser-translate", "bound": zero, "data": data, "premises": []}
+        return {"format": 1, "claim": "normaliser", "relation": relation.value, "start": start, "bound": zero, "root": root}
 
 
 def _has_data(expr: sympy.Basic) -> bool:
@@ -242,6 +269,8 @@ def prove_normaliser_invariance(quality: QualityFunction, *, epsilon: Any, outpu
             normaliser,
             f"q(D, r) = h(r − f(D)) with f(D) = {shift} and h(s) = {profile} free of the data, over {space}: "
             f"Z(D) = Σ/∫ e^{{ε h(s)}} for every D" + (" (f is integer-valued)" if integer else ""),
+            symbol,
+            "integers" if integer else "reals",
         )
     return unknown("q is not a translate h(r − f(D)) of one data-free profile")
 

@@ -21,6 +21,7 @@ UNKNOWN, never a proof.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from collections.abc import Hashable
@@ -33,9 +34,11 @@ import z3
 
 from expmech.impl import LogLinear
 from expmech.spec import ExpMechError, InvalidArgument, InvalidType, LogLikelihood, Neighbours, QualityError
-from expmech.spec.internal import describe, readable
+from expmech.spec import rational_text
+from expmech.spec.internal import describe, expression_to_json, readable
 
 from .._outcome import Status
+from ..kernel import term_text
 from ._encoding import default_code as _default_code
 from ._encoding import domain_constraint as _domain_constraint
 from ._encoding import variable as _var
@@ -66,7 +69,10 @@ class LikelihoodRatioResult:
     ``bound`` the proved Δq = ``log(ρ)`` as sympy (``oo`` when the likelihood
     vanishes somewhere); ``claimed`` the claimed Δq; ``witness`` attains ρ;
     ``counterexample`` exceeds the claim (or shows ℓ = 0: a record that rules
-    out a parameter another record allows).
+    out a parameter another record allows).  ``derivation`` (PROVED only, else
+    None) is the proof of :attr:`proved_bound` for the kernel's claim
+    ``"likelihood-ratio"``: one ``ratio-clipped`` root of bound ρ; None too
+    when the proved bound is not written ``log(c)`` for a rational c.
     """
 
     status: Status
@@ -81,6 +87,7 @@ class LikelihoodRatioResult:
     method: str
     queries: tuple[Query, ...] = ()
     solver: str = field(default_factory=lambda: f"z3 {z3_version()}")
+    derivation: dict[str, Any] | None = field(default=None, compare=False)
 
     @property
     def proved_bound(self) -> sympy.Expr | None:
@@ -289,8 +296,21 @@ def prove_likelihood_ratio(
         return result(Status.REFUTED, f"the likelihood ratio {ratio} at θ={readable(witness.output)} gives a change ln {ratio} > claimed {claim}",
                       ratio=ratio, bound=bound, counterexample=witness)
     looser = "" if claim is None or LogLinear.from_sympy(claim) == LogLinear.log(ratio) else f"; the claim {claim} is looser than ln {ratio}"
-    return result(Status.PROVED, f"Δq = ln {ratio}: no record pair and parameter exceed the likelihood ratio {ratio}, and a witness attains it{looser}",
-                  ratio=ratio, bound=bound, witness=witness)
+    proved = result(Status.PROVED, f"Δq = ln {ratio}: no record pair and parameter exceed the likelihood ratio {ratio}, and a witness attains it{looser}",
+                    ratio=ratio, bound=bound, witness=witness)
+    return dataclasses.replace(proved, derivation=_derivation(quality, relation, ratio, proved.proved_bound))
+
+
+def _derivation(quality: LogLikelihood, relation: Neighbours, ratio: Fraction, bound: Any) -> dict[str, Any] | None:
+    """The ``likelihood-ratio`` derivation of ``bound`` (``log(c)`` or 0, c a rational) from the ratio ρ; None for any other bound."""
+    written = expression_to_json(bound)
+    inner = written.get("args", [None])[0] if written.get("node") == "log" else None
+    if written != {"rational": "0"} and not (isinstance(inner, dict) and set(inner) == {"rational"}):
+        return None
+    start = 1 if relation is Neighbours.REPLACE_ONE else 0
+    root = {"id": "ratio", "term": [], "text": term_text(quality.expr), "case": {"from": start}, "rule": "ratio-clipped",
+            "bound": {"rational": rational_text(ratio)}, "data": {}, "premises": []}
+    return {"format": 1, "claim": "likelihood-ratio", "relation": relation.value, "start": start, "bound": written, "root": root}
 
 
 def _exceeds(prover: _RatioProver, relation: Neighbours, rho: Any) -> list[Any]:

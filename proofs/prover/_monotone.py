@@ -26,7 +26,7 @@ import sympy
 import numpy as np
 
 from expmech.spec import LARGEST_LISTED, SMALL_DOMAIN, Count, InvalidArgument, InvalidType, Mean, Neighbours, QualityError, QualityFunction, Size, Total
-from expmech.spec.internal import describe, readable
+from expmech.spec.internal import describe, expression_to_json, readable
 
 from .._display import monotone_text
 from .._outcome import Status
@@ -37,7 +37,7 @@ from ._rules import Unknown as _Unknown
 from ._search import all_records, count_multisets, decode_output, decode_record, neighbour_index_pairs, record_space_size, score_table
 from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, check, fresh_context, z3_version
 
-__all__ = ["MonotonicityResult", "prove_monotone"]
+__all__ = ["DIRECTION_SIGN", "MonotonicityResult", "monotone_envelope", "prove_monotone"]
 
 AGGREGATES = (Count, Total, Mean, Size)
 
@@ -46,10 +46,16 @@ AGGREGATES = (Count, Total, Mean, Size)
 class MonotonicityResult:
     """The outcome of :func:`prove_monotone`.
 
-    ``direction`` is ``"non-decreasing"`` / ``"non-increasing"`` (adding a
-    record, under add-remove) or ``"uniform"`` (replace-one: every output moves
-    by the same amount) when PROVED.  ``counterexample`` holds two neighbouring
-    datasets and two outputs that move in opposite directions.
+    ``direction`` is ``"non-decreasing"`` / ``"non-increasing"`` /
+    ``"constant"`` (adding a record, under add-remove) or ``"uniform"``
+    (replace-one: every output moves by the same amount) when PROVED.
+    ``counterexample`` holds two neighbouring datasets and two outputs that move
+    in opposite directions.  ``derivation`` (PROVED only) is the proof as JSON
+    data for the kernel's claim ``"monotonicity"``: each node's ``bound`` is its
+    direction ``d`` (+1, −1, 0: adding a record moves the subterm so that
+    ``d·change >= 0``, 0 meaning unchanged); under replace-one the root is one
+    ``monotone-uniform`` node of bound 0 (the outputs' changes differ by 0).
+    Its ``evidence`` indices point into ``queries``.
     """
 
     status: Status
@@ -59,6 +65,7 @@ class MonotonicityResult:
     counterexample: tuple[tuple[Any, ...], tuple[Any, ...], Hashable, Hashable] | None = None
     queries: tuple[Query, ...] = ()
     solver: str = field(default_factory=lambda: f"z3 {z3_version()}")
+    derivation: dict[str, Any] | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return monotone_text(self)
@@ -71,9 +78,42 @@ def _has_data(expr: sympy.Basic) -> bool:
     return bool(expr.atoms(*AGGREGATES)) or isinstance(expr, Size)
 
 
+#: The direction of a PROVED result, as the derivation's root bound.
+DIRECTION_SIGN = {"non-decreasing": 1, "non-increasing": -1, "constant": 0, "uniform": 0}
+
+
+def _term_text(expr: sympy.Basic) -> str:
+    """A node's ``text``: the subterm as sympy prints it, cut to 200 characters (as the kernel reads it)."""
+    text = str(expr)
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def _node(path: tuple[int, ...], expr: sympy.Basic, rule: str, sign: int, premises: list[dict[str, Any]], evidence: list[int], ids: list[int]) -> dict[str, Any]:
+    ids[0] += 1
+    return {
+        "id": str(ids[0]),
+        "term": list(path),
+        "text": _term_text(expr),
+        "case": {"from": 0},
+        "rule": rule,
+        "bound": expression_to_json(sympy.Integer(sign)),
+        "data": {},
+        "premises": premises,
+        "evidence": evidence,
+    }
+
+
+def monotone_envelope(relation: Neighbours, root: dict[str, Any], sign: int) -> dict[str, Any]:
+    """The derivation object of claim ``"monotonicity"`` around ``root`` (bound: the direction's sign)."""
+    start = 0 if relation is Neighbours.ADD_REMOVE else 1
+    return {"format": 1, "claim": "monotonicity", "relation": relation.value, "start": start, "bound": expression_to_json(sympy.Integer(sign)), "root": root}
+
+
 class _Directions:
     def __init__(self, prover: _Prover) -> None:
         self.prover = prover
+        self.ids = [0]
+        self.evidence: list[int] = []
 
     def sign_of_term(self, body: sympy.Basic) -> int:
         """+1 if body >= 0 for every record and output, −1 if <= 0, else raise _NoRule."""
@@ -82,10 +122,12 @@ class _Directions:
         term = prover.translate(body, "a")
         negative = check(constraints + [term < 0], rlimit=prover.rlimit, timeout_ms=prover.timeout_ms)
         prover.queries.append(Query(f"{body} < 0 somewhere", "unsat", negative))
+        self.evidence = [len(prover.queries) - 1]
         if negative.status == "unsat":
             return 1
         positive = check(constraints + [term > 0], rlimit=prover.rlimit, timeout_ms=prover.timeout_ms)
         prover.queries.append(Query(f"{body} > 0 somewhere", "unsat", positive))
+        self.evidence.append(len(prover.queries) - 1)
         if positive.status == "unsat":
             return -1
         if "unknown" in (negative.status, positive.status):
@@ -124,29 +166,35 @@ class _Directions:
             return 0, 0
         return min(values), max(values)
 
-    def direction(self, expr: sympy.Basic) -> int:
-        """+1 (non-decreasing when a record is added), −1, or 0 (unchanged); raise _NoRule otherwise."""
+    def direction(self, expr: sympy.Basic, path: tuple[int, ...] = ()) -> tuple[int, dict[str, Any]]:
+        """+1 (non-decreasing when a record is added), −1, or 0 (unchanged), with its derivation node; raise _NoRule otherwise."""
         if not _has_data(expr):
-            return 0
+            return 0, _node(path, expr, "monotone-data-free", 0, [], [], self.ids)
         if isinstance(expr, Size | Count):
-            return 1
+            return 1, _node(path, expr, "monotone-count", 1, [], [], self.ids)
         if isinstance(expr, Total):
-            return self.sign_of_term(expr.args[0])
+            sign = self.sign_of_term(expr.args[0])
+            return sign, _node(path, expr, "monotone-total", sign, [], self.evidence, self.ids)
         if isinstance(expr, Mean):
             raise _NoRule("a mean can move either way when a record is added")
         if isinstance(expr, sympy.Add | sympy.Max | sympy.Min):
-            return _combine([self.direction(arg) for arg in expr.args], expr)
+            parts = [(self.direction(arg, (*path, i))) for i, arg in enumerate(expr.args) if _has_data(arg)]
+            sign = _combine([d for d, _ in parts], expr)
+            return sign, _node(path, expr, "monotone-combine", sign, [p for _, p in parts], [], self.ids)
         if isinstance(expr, sympy.Mul):
-            data = [f for f in expr.args if _has_data(f)]
+            data = [(i, f) for i, f in enumerate(expr.args) if _has_data(f)]
             constants = [f for f in expr.args if not _has_data(f)]
             if len(data) != 1:
                 raise _NoRule(f"a product of data-dependent factors {expr}")
             sign = self.sign_of_factor(sympy.Mul(*constants)) if constants else 1
-            return sign * self.direction(data[0])
+            inner, premise = self.direction(data[0][1], (*path, data[0][0]))
+            return sign * inner, _node(path, expr, "monotone-scale", sign * inner, [premise], [], self.ids)
         if isinstance(expr, sympy.Piecewise):
             if any(_has_data(pair.cond) for pair in expr.args):
                 raise _NoRule("a Piecewise condition depends on the data")
-            return _combine([self.direction(pair.expr) for pair in expr.args], expr)
+            parts = [self.direction(pair.expr, (*path, i, 0)) for i, pair in enumerate(expr.args) if _has_data(pair.expr)]
+            sign = _combine([d for d, _ in parts], expr)
+            return sign, _node(path, expr, "monotone-piecewise", sign, [p for _, p in parts], [], self.ids)
         raise _NoRule(f"no monotonicity rule for {type(expr).__name__}")
 
 
@@ -204,11 +252,19 @@ def _prove(
         if not defined.total:
             raise _NoRule(defined.doubt)
         if relation is Neighbours.ADD_REMOVE:
-            sign = _Directions(prover).direction(quality.expr)
+            sign, root = _Directions(prover).direction(quality.expr)
             direction = {1: "non-decreasing", -1: "non-increasing", 0: "constant"}[sign]
-            return MonotonicityResult(Status.PROVED, relation, direction, f"adding a record: q is {direction} for every r", queries=tuple(prover.queries))
+            derivation = monotone_envelope(relation, root, sign)
+            return MonotonicityResult(
+                Status.PROVED, relation, direction, f"adding a record: q is {direction} for every r", queries=tuple(prover.queries), derivation=derivation
+            )
         if _uniform_in_r(quality):
-            return MonotonicityResult(Status.PROVED, relation, "uniform", "every output moves by the same amount", queries=tuple(prover.queries))
+            root = _node((), quality.expr, "monotone-uniform", 0, [], [], [0])
+            root["case"] = {"from": 1}
+            derivation = monotone_envelope(relation, root, 0)
+            return MonotonicityResult(
+                Status.PROVED, relation, "uniform", "every output moves by the same amount", queries=tuple(prover.queries), derivation=derivation
+            )
         reason = "the data enter through terms that depend on r"
     except _NoRule as error:
         reason = str(error)

@@ -34,10 +34,11 @@ import numpy as np
 import sympy
 
 from expmech.spec import Count, InvalidArgument, InvalidType, Neighbours, QualityError, QualityFunction, Size, Total
-from expmech.spec.internal import describe, readable
+from expmech.spec.internal import describe, expression_to_json, readable
 from expmech.spec.internal import nonnegative_rational
 
 from .._outcome import Status
+from ..kernel import term_text
 from ..smallmodel import InternalInconsistency
 from ._claims import at_least, value_at
 from ._encoding import Codes, codes_from_model, domain_constraint, interesting_codes, variables
@@ -46,7 +47,7 @@ from ._monotone import prove_monotone
 from ._partial import analyse_definedness
 from ._rules import Prover, Unknown
 from ._search import all_records, count_multisets, decode_output, decode_record, neighbour_index_pairs, record_space_size, score_table
-from ._sensitivity import prove_sensitivity
+from ._sensitivity import _joint_ranges, prove_sensitivity
 from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, Translator, check, fresh_context, int_var, maximise, q, real_var, z3_version
 
 __all__ = ["RangeSensitivityResult", "RangeWitness", "prove_range_sensitivity", "range_sensitivity_given"]
@@ -89,7 +90,12 @@ class RangeSensitivityResult:
     ``bound`` is the proved Δ̂ (a rational) or None; ``rule`` how it was proved
     (``"direct"``, ``"2·Δq"``, ``"Δq, monotone"``); ``tight`` says ``witness``
     attains it; ``counterexample`` refutes ``claimed``; ``queries`` every z3
-    query the proof relies on (those of the Δq proof included).
+    query the proof relies on (those of the Δq proof included).  ``derivation``
+    (PROVED only, else None) is the proof of :attr:`proved_bound` as JSON data
+    for the kernel's claim ``"range-sensitivity"``: one root node of rule
+    ``range-direct`` (with the totals' per-record ``ranges``), ``range-double``
+    or ``range-monotone`` (whose premises are the root nodes of the Δq and
+    monotonicity derivations).
     """
 
     status: Status
@@ -104,6 +110,7 @@ class RangeSensitivityResult:
     queries: tuple[Query, ...] = ()
     hypotheses: tuple[str, ...] = ()
     solver: str = field(default_factory=lambda: f"z3 {z3_version()}")
+    derivation: dict[str, Any] | None = field(default=None, compare=False)
 
     @property
     def proved_bound(self) -> Fraction | None:
@@ -342,7 +349,7 @@ def _prove(
     hypotheses = ("n >= 1 (q is undefined on the empty dataset)",) if add_remove and not defined.empty else ()
     pairs = _Pairs(claim)
     notes: list[str] = []
-    candidates: list[tuple[Fraction, str, list[Query]]] = []
+    candidates: list[tuple[Fraction, str, list[Query], dict[str, Any] | None]] = []
 
     if defined.total and applies(quality.expr):
         try:
@@ -350,7 +357,8 @@ def _prove(
         except (Unknown, InvalidArgument) as error:
             value, model, queries, why = None, None, [], str(error)
         if value is not None:
-            candidates.append((value, "direct", list(defined.queries) + list(prover.queries) + queries))
+            direct_root = _root("range-direct", quality, start, [], {"ranges": _joint_ranges(prover, quality.expr)})
+            candidates.append((value, "direct", list(defined.queries) + list(prover.queries) + queries, direct_root))
             if model is not None:
                 _from_model(prover, model, start, pairs)
         else:
@@ -367,10 +375,12 @@ def _prove(
         dq = None if delta_q is None else _supremum(delta_q, 1 if sens.hypotheses else start)
         if dq is not None:
             mono = prove_monotone(quality, neighbours=relation) if given is None else given[1]
+            premises = [None if sens.derivation is None else sens.derivation["root"]]
             if mono.status is Status.PROVED:
-                candidates.append((dq, "Δq, monotone", list(sens.queries) + list(mono.queries)))
+                premises.append(None if mono.derivation is None else mono.derivation["root"])
+                candidates.append((dq, "Δq, monotone", list(sens.queries) + list(mono.queries), _root("range-monotone", quality, start, premises)))
             else:
-                candidates.append((2 * dq, "2·Δq", list(sens.queries)))
+                candidates.append((2 * dq, "2·Δq", list(sens.queries), _root("range-double", quality, start, premises)))
         elif delta_q is not None:
             notes.append(f"through Δq: no rational supremum over n of the proved Δq = {delta_q} was shown")
         else:
@@ -382,7 +392,7 @@ def _prove(
     def result(status: Status, reason: str, bound: Fraction | None, rule: str, queries: Sequence[Query], **extra: Any) -> RangeSensitivityResult:
         return RangeSensitivityResult(
             status, relation, bound, claim, extra.get("tight", False), extra.get("witness"), extra.get("counterexample"),
-            reason, rule, tuple(queries), hypotheses,
+            reason, rule, tuple(queries), hypotheses, derivation=extra.get("derivation"),
         )
 
     if pairs.counterexample is not None:
@@ -391,7 +401,7 @@ def _prove(
                       None, "search", (), counterexample=c)
     if not candidates:
         return result(Status.UNKNOWN, "; ".join(notes) or "no proof", None, "none", (), witness=pairs.best)
-    bound, rule, queries = min(candidates, key=lambda c: c[0])
+    bound, rule, queries, root = min(candidates, key=lambda c: c[0])
     if pairs.best is not None and pairs.best.spread > bound:
         # A concrete pair, re-evaluated exactly, contradicts a proved bound: a prover bug, never a proof.
         message = (f"{INCONSISTENT}: a pair's spread {readable(pairs.best.spread)} exceeds the proved range sensitivity "
@@ -411,7 +421,22 @@ def _prove(
     note = "tight: a witness attains it" if witness is not None else (
         f"not shown tight: the largest spread found is {pairs.best.spread}" if pairs.best is not None else "not shown tight")
     return result(Status.PROVED, f"Δ̂ <= {bound} by {rule} for {every} ({note}){scope}", bound, rule, queries,
-                  tight=witness is not None, witness=witness or pairs.best)
+                  tight=witness is not None, witness=witness or pairs.best, derivation=_envelope(relation, start, root, claim if claim is not None else bound))
+
+
+def _root(rule: str, quality: QualityFunction, start: int, premises: list[Any], data: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """The root of a range-sensitivity derivation (its bound is set by :func:`_envelope`); None if a premise is missing."""
+    if None in premises:
+        return None
+    return {"id": "range", "term": [], "text": term_text(quality.expr), "case": {"from": start}, "rule": rule, "bound": None, "data": data or {}, "premises": premises}
+
+
+def _envelope(relation: Neighbours, start: int, root: dict[str, Any] | None, bound: Fraction) -> dict[str, Any] | None:
+    """The derivation of claim ``range-sensitivity`` proving ``bound`` (None when a route left no derivation)."""
+    if root is None:
+        return None
+    value = expression_to_json(sympy.Rational(bound.numerator, bound.denominator))
+    return {"format": 1, "claim": "range-sensitivity", "relation": relation.value, "start": start, "bound": value, "root": {**root, "bound": value}}
 
 
 def range_sensitivity_given(

@@ -1,0 +1,197 @@
+"""Where ``check`` runs the proof kernel (:mod:`expmech.proofs.kernel`) on every PROVED claim that has kernel rules.
+
+``check`` re-derives every claim with the prover's own code, which catches any
+edit of a certificate but not a bug in a prover rule.  The kernel is the
+second, independent net: it accepts a claim's recorded ``derivation`` rule by
+rule, writing every side-condition query itself from the quality's semantics.
+So after the recorded statement has been found equal to its re-derivation,
+for each claim that is PROVED and whose kind has a rule set in
+:data:`~expmech.proofs.kernel.RULES`:
+
+* the claim must carry a ``derivation`` of that kind, for the certificate's
+  neighbour relation, whose ``bound`` is the bound the claim states (the tree
+  the ε-DP claim rests on, compared node for node, no simplification);
+* :func:`~expmech.proofs.kernel.check_derivation` must accept it.
+
+Otherwise the claim is not PROVED and the certificate is INVALID (exit 1):
+the failure names the claim, the node, its rule and the kernel's reason.  The
+kernel's verdicts are recorded as checks (``claim sensitivity: kernel``) and
+as :attr:`~._run.CheckReport.kernel` rows.
+
+``enabled`` (module level) exists for the benchmark of the kernel's cost
+(``tests/benchmarks/bench_kernel.py``); nothing else turns the kernel off.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from expmech.spec import Counting, IntRange, Lebesgue, RationalRange
+from expmech.spec.internal import expression_to_json
+
+from ..kernel import RULES, KernelVerdict, check_derivation
+from ._canonical import canonical_bytes
+from ._derive import Derivation
+from ._inputs import CertificateInputs
+from ._run import _Check
+
+__all__ = ["check_kernel", "derivation_kind", "kernel_kinds"]
+
+#: Whether ``check`` runs the kernel (the benchmark turns it off to measure its cost).
+enabled = True
+
+
+def _rule_kind(info: Any) -> str | None:
+    """The claim kind of a rule of :data:`~expmech.proofs.kernel.RULES` (its ``claim``, or its first member)."""
+    kind = getattr(info, "claim", None)
+    if kind is None and isinstance(info, tuple) and info:
+        kind = info[0]
+    return kind if isinstance(kind, str) else None
+
+
+def kernel_kinds() -> frozenset[str]:
+    """The claim kinds (``sensitivity``, ``monotonicity``, …) that have a rule set in the kernel."""
+    return frozenset(kind for kind in map(_rule_kind, RULES.values()) if kind is not None)
+
+
+def derivation_kind(claim: dict[str, Any]) -> str | None:
+    """The kind of derivation a certificate claim carries (the derivation's ``claim`` field), None for a claim
+    of a kind no derivation is written for (privacy, conformance, zcdp)."""
+    claim_id = claim.get("id")
+    if claim_id == "sensitivity":
+        return "likelihood-ratio" if claim.get("statement") == "posterior-sampling" else "sensitivity"
+    return {"monotonicity": "monotonicity", "bounded-range": "range-sensitivity", "normaliser": "normaliser", "truthfulness": "truthfulness"}.get(
+        str(claim_id)
+    )
+
+
+def _sensitivity_bound(claim: dict[str, Any], derivation: Derivation) -> Any:
+    """The tree of Δq the ε-DP claim rests on: the re-derived result's proved bound (which the recorded claim's
+    ``bound``/``claimed`` equal, the comparison stage having passed)."""
+    bound = getattr(derivation.sensitivity, "proved_bound", None)
+    return None if bound is None else expression_to_json(bound)
+
+
+def _range_bound(claim: dict[str, Any], derivation: Derivation) -> Any:
+    text = claim.get("range_sensitivity")
+    return None if text is None else {"rational": text}
+
+
+#: The direction of a PROVED monotonicity claim as its derivation's bound (the sign adding a record moves q by;
+#: 0 for a constant q, and for a q every output of which a change moves alike under replace-one).
+_DIRECTION_SIGN = {"non-decreasing": "1", "non-increasing": "-1", "constant": "0", "uniform": "0"}
+
+
+def _monotone_bound(claim: dict[str, Any], derivation: Derivation) -> Any:
+    sign = _DIRECTION_SIGN.get(str(claim.get("direction")))
+    return None if sign is None else {"rational": sign}
+
+
+def _normaliser_bound(claim: dict[str, Any], derivation: Derivation) -> Any:
+    """0 (``Z(D) − Z(D′)``) when the mechanism draws from the whole line its derivation's ``line`` names, with the
+    translation-invariant μ of that line (the kernel sees only the quality's own output domain); None otherwise."""
+    root = (claim.get("derivation") or {}).get("root")
+    line = root.get("data", {}).get("line") if isinstance(root, dict) and isinstance(root.get("data"), dict) else None
+    whole = {"reals": (RationalRange(None, None), Lebesgue()), "integers": (IntRange(None, None), Counting())}.get(str(line))
+    mech = derivation.mechanism
+    if whole is None or getattr(mech, "outputs", None) != whole[0] or getattr(mech, "base_measure", None) not in (None, whole[1]):
+        return None
+    return {"rational": "0"}
+
+
+#: For each kind: the bound tree a derivation of a claim of that kind must conclude.  A kind with kernel rules but
+#: no entry here fails closed ("no link between the derivation and its claim"): add its entry with its rules.
+CLAIMED_BOUND: dict[str, Callable[[dict[str, Any], Derivation], Any]] = {
+    "sensitivity": _sensitivity_bound,
+    "range-sensitivity": _range_bound,
+    "monotonicity": _monotone_bound,
+    "normaliser": _normaliser_bound,
+    "likelihood-ratio": _sensitivity_bound,
+}
+
+
+def _nodes(root: Any) -> Iterator[dict[str, Any]]:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            yield node
+            premises = node.get("premises")
+            stack.extend(reversed(premises) if isinstance(premises, list) else ())
+
+
+def _rule_of(data: dict[str, Any], node_id: str | None) -> str | None:
+    if node_id is None:
+        return None
+    for node in _nodes(data.get("root")):
+        if node.get("id") == node_id:
+            rule = node.get("rule")
+            return rule if isinstance(rule, str) else None
+    return None
+
+
+def _budget(rlimit: int) -> dict[str, int]:
+    """The kernel's budget: its own default rlimit, or the certificate's when that is larger."""
+    default = inspect.signature(check_derivation).parameters["rlimit"].default
+    return {"rlimit": max(rlimit, int(default))} if isinstance(default, int) else {}
+
+
+def _verdict(run: _Check, inputs: CertificateInputs, data: dict[str, Any]) -> KernelVerdict:
+    """The kernel's verdict on ``data``, from the run's cache when the same derivation of the same quality was checked."""
+    key = canonical_bytes([inputs.quality.sha256, inputs.neighbours.value, data, inputs.budget.rlimit])
+    cache = getattr(run.cache, "kernel_verdicts", None) if run.cache is not None else None
+    if cache is not None and key in cache:
+        return cache[key]  # type: ignore[no-any-return]
+    verdict = check_derivation(inputs.quality, inputs.neighbours, data, **_budget(inputs.budget.rlimit))
+    if cache is not None:
+        cache[key] = verdict
+    return verdict
+
+
+def check_kernel(run: _Check, statement: dict[str, Any], inputs: CertificateInputs, derivation: Derivation) -> None:
+    """Run the kernel on every PROVED claim with kernel rules (see the module docstring), recorded in ``run``;
+    raises its stop, naming the claim, node, rule and reason, at the first claim that is not accepted."""
+    if not enabled:
+        return
+    kinds = kernel_kinds()
+    for claim in statement["predicate"]["claims"]:
+        kind = derivation_kind(claim)
+        if claim.get("status") != "PROVED" or kind not in kinds:
+            continue
+        name = f"claim {claim['id']}: kernel"
+        data = claim.get("derivation")
+        if not isinstance(data, dict):
+            run.kernel_rows.append({"claim": claim["id"], "kind": kind, "accepted": False, "node": None, "rule": None, "reason": "no derivation", "queries": 0, "nodes": 0})
+            raise run.fail(name, f"PROVED without a derivation: the kernel has rules for {kind} claims, so without one the claim is not PROVED")
+        problem = _binding(claim, kind, inputs, data, derivation)
+        if problem is not None:
+            run.kernel_rows.append({"claim": claim["id"], "kind": kind, "accepted": False, "node": None, "rule": None, "reason": problem, "queries": 0, "nodes": 0})
+            raise run.fail(name, problem)
+        verdict = _verdict(run, inputs, data)
+        nodes = sum(1 for _ in _nodes(data.get("root")))
+        rule = _rule_of(data, verdict.node)
+        run.kernel_rows.append(
+            {"claim": claim["id"], "kind": kind, "accepted": verdict.accepted, "node": verdict.node, "rule": rule, "reason": verdict.reason, "queries": verdict.queries, "nodes": nodes}
+        )
+        if not verdict.accepted:
+            where = f"node {verdict.node}" + (f" (rule {rule})" if rule else "") if verdict.node is not None else "the derivation"
+            raise run.fail(name, f"the kernel rejects the derivation at {where}: {verdict.reason}; the claim is not PROVED")
+        rules = sorted({node["rule"] for node in _nodes(data.get("root")) if isinstance(node.get("rule"), str)})
+        run.passed(name, f"accepted by the proof kernel: {nodes} nodes ({', '.join(rules)}), {verdict.queries} queries of its own")
+
+
+def _binding(claim: dict[str, Any], kind: str, inputs: CertificateInputs, data: dict[str, Any], derivation: Derivation) -> str | None:
+    """Why ``data`` is not a derivation of ``claim`` (None when it is): its kind, relation and concluded bound."""
+    if data.get("claim") != kind:
+        return f"the derivation is of a {str(data.get('claim'))[:40]} claim, not of the {kind} claim it is attached to"
+    if data.get("relation") != inputs.neighbours.value:
+        return f"the derivation is for {str(data.get('relation'))[:40]} neighbours, the certificate's are {inputs.neighbours.value}"
+    claimed = CLAIMED_BOUND.get(kind)
+    if claimed is None:
+        return f"check has no link between a {kind} derivation's bound and its claim, so the claim cannot rest on it"
+    expected = claimed(claim, derivation)
+    if expected is None or data.get("bound") != expected:
+        return "the derivation's bound is not the claim's bound (root ≠ claim)"
+    return None

@@ -1,0 +1,225 @@
+"""The kernel's monotonicity rules: the prover's derivations are accepted, wrong ones and a mutant prover's are not."""
+
+import copy
+import itertools
+
+import pytest
+import sympy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE
+from expmech.proofs import Status, prove_monotone
+from expmech.proofs.kernel import RULES, check_derivation
+from expmech.proofs.prover import _monotone as prover_monotone
+from expmech.spec import IntRange, OutputSpace, QualityError, QualityFunction, RecordSchema, count, mean, rule_statement, size, statement, total
+from expmech.spec.internal import expression_to_json
+
+SCHEMA = RecordSchema(x=IntRange(0, 3))
+OUTPUTS = OutputSpace(r=IntRange(0, 3))
+X, R = SCHEMA["x"], OUTPUTS["r"]
+TERMS = (
+    count(X <= R),
+    count(sympy.Eq(X, R)),
+    total(sympy.Min(X, R)),
+    total(X - 2),
+    total(-X),
+    size(),
+    mean(X),
+    sympy.Max(count(X <= R), size() - 1),
+    sympy.Piecewise((count(X >= R), R > 1), (-total(X), True)),
+    (R - 2) * count(X >= 1),
+)
+
+
+def _quality(expr):
+    return QualityFunction(expr, schema=SCHEMA, outputs=OUTPUTS)
+
+
+def _num(value):
+    return expression_to_json(sympy.Integer(value))
+
+
+def _node(node_id, term, expr, rule, direction, premises=(), case=0):
+    return {"id": node_id, "term": list(term), "text": str(expr), "case": {"from": case}, "rule": rule, "bound": _num(direction), "data": {}, "premises": list(premises), "evidence": []}
+
+
+def _envelope(root, direction, relation="add-remove"):
+    return {"format": 1, "claim": "monotonicity", "relation": relation, "start": 0 if relation == "add-remove" else 1, "bound": _num(direction), "root": root}
+
+
+def _pairs(relation):
+    """Every neighbouring pair over {0, …, 3} with at most 2 records in the first (the empty dataset included)."""
+    for n in range(0 if relation == "add-remove" else 1, 3):
+        for data in itertools.combinations_with_replacement(range(4), n):
+            for extra in range(4):
+                if relation == "add-remove":
+                    yield list(data), [*data, extra]
+                else:
+                    for position in range(n):
+                        yield list(data), [*data[:position], extra, *data[position + 1 :]]
+
+
+def _holds(q, relation, direction):
+    """Whether the claimed direction holds on every small pair where q is defined."""
+    for first, second in _pairs(relation):
+        try:
+            moves = [q(second, r) - q(first, r) for r in range(4)]
+        except QualityError:
+            continue
+        if relation == "replace-one" and len(set(moves)) != 1:
+            return False
+        if relation == "add-remove" and any(m * direction < 0 for m in moves):
+            return False
+    return True
+
+
+def test_every_monotone_rule_has_its_statement_in_spec():
+    """Each monotone-… rule of the kernel's table names its claim and a Statement of expmech.spec whose steps verify."""
+    names = [name for name, info in RULES.items() if info.claim == "monotonicity"]
+    assert len(names) == 7
+    for name in names:
+        assert statement(RULES[name].statement) is rule_statement(name)
+
+
+def test_the_catalogues_monotone_derivations_are_accepted():
+    """Every PROVED monotonicity of every catalogue entry carries a derivation the kernel accepts."""
+    proved = 0
+    for entry in CATALOGUE + WRONG_CATALOGUE + RANGE_CATALOGUE + POSTERIOR_CATALOGUE:
+        if not isinstance(entry.quality, QualityFunction):
+            continue
+        result = prove_monotone(entry.quality, neighbours=entry.neighbours)
+        assert (result.derivation is not None) == (result.status is Status.PROVED)
+        if result.derivation is not None:
+            proved += 1
+            verdict = check_derivation(entry.quality, entry.neighbours, result.derivation)
+            assert verdict.accepted, (entry.name, verdict)
+            assert result.derivation["bound"] == _num(prover_monotone.DIRECTION_SIGN[result.direction])
+    assert proved >= 1
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(-2, 2), min_size=len(TERMS), max_size=len(TERMS)), st.sampled_from(["add-remove", "replace-one"]))
+def test_every_proved_monotonicity_is_accepted(coefficients, relation):
+    """On generated Σ cᵢ·termᵢ, the prover's every PROVED derivation is accepted, and every derivation accepted holds."""
+    q = _quality(sum((c * t for c, t in zip(coefficients, TERMS)), sympy.Integer(0)) + R)
+    result = prove_monotone(q, neighbours=relation)
+    if result.status is Status.PROVED:
+        verdict = check_derivation(q, relation, result.derivation)
+        assert verdict.accepted, verdict
+        assert _holds(q, relation, prover_monotone.DIRECTION_SIGN[result.direction])
+
+
+RIGHT = [
+    (2 * count(X <= R) + size(), 1, lambda e: _node("3", [], e, "monotone-combine", 1, [_node("2", [0], e.args[0], "monotone-scale", 1, [_node("1", [0, 1], e.args[0].args[1], "monotone-count", 1)]), _node("4", [1], e.args[1], "monotone-count", 1)])),
+    (total(-X), -1, lambda e: _node("1", [], e, "monotone-total", -1)),
+    (total(X - X), 0, lambda e: _node("1", [], e, "monotone-total", 0)),
+    (R**2 - 1, 0, lambda e: _node("1", [], e, "monotone-data-free", 0)),
+]
+
+
+@pytest.mark.parametrize(("expr", "direction", "build"), RIGHT, ids=["combine-scale-count", "total-down", "total-zero", "data-free"])
+def test_hand_written_right_derivations_are_accepted(expr, direction, build):
+    """Derivations written by hand, not by the prover, are accepted when right."""
+    verdict = check_derivation(_quality(expr), "add-remove", _envelope(build(expr), direction))
+    assert verdict.accepted, verdict
+
+
+def _wrong_cases():
+    up = 2 * count(X <= R) + size()
+    right_up = RIGHT[0][2](up)
+    cases = []
+    for direction in (-1, 0):  # a count claimed to fall or to stay
+        root = copy.deepcopy(right_up)
+        root["premises"][1]["bound"] = _num(direction)
+        cases.append((f"count-direction-{direction}", up, root, 1, "4"))
+    flipped = copy.deepcopy(right_up)  # the sign of the factor forgotten: −2·count claimed to rise
+    neg = -2 * count(X <= R) + size()
+    flipped["text"], flipped["premises"][0]["text"] = str(neg), str(neg.args[0])
+    cases.append(("factor-sign-dropped", neg, flipped, 1, "2"))
+    mixed = total(X - 2)  # a term of both signs claimed non-decreasing
+    cases.append(("total-of-both-signs", mixed, _node("1", [], mixed, "monotone-total", 1), 1, "1"))
+    m = mean(X) + 0 * R
+    cases.append(("mean-as-count", m, _node("1", [], m, "monotone-count", 1), 1, "1"))
+    piece = sympy.Piecewise((count(X >= R), size() > 1), (0, True))
+    cases.append(("data-condition", piece, _node("2", [], piece, "monotone-piecewise", 1, [_node("1", [0, 0], piece.args[0].args[0], "monotone-count", 1)]), 1, "2"))
+    mixed_sum = 2 * count(X <= R) - total(X)  # a premise left out: the falling part goes unchecked
+    at = next(i for i, a in enumerate(mixed_sum.args) if a.has(count(X <= R)))
+    part = mixed_sum.args[at]
+    dropped = _node("3", [], mixed_sum, "monotone-combine", 1, [_node("2", [at], part, "monotone-scale", 1, [_node("1", [at, 1], part.args[1], "monotone-count", 1)])])
+    cases.append(("premise-dropped", mixed_sum, dropped, 1, "3"))
+    return cases
+
+
+@pytest.mark.parametrize(("name", "expr", "root", "direction", "node"), _wrong_cases(), ids=lambda v: v if isinstance(v, str) else "")
+def test_hand_written_wrong_derivations_are_rejected_at_their_node(name, expr, root, direction, node):
+    """A wrong direction, a forgotten factor sign, a mixed-sign total, a mean, a data condition, a dropped premise: rejected."""
+    verdict = check_derivation(_quality(expr), "add-remove", _envelope(root, direction))
+    assert not verdict.accepted and verdict.node == node, verdict
+
+
+def test_the_envelope_ties_the_claim_and_the_cases():
+    """The root's direction must be the claim's, start must be 0 under add-remove, replace-one needs monotone-uniform."""
+    expr, direction, build = RIGHT[0]
+    q = _quality(expr)
+    assert not check_derivation(q, "add-remove", _envelope(build(expr), -1)).accepted
+    late = _envelope(build(expr), 1)
+    late["start"] = 1
+    assert "start=1" in check_derivation(q, "add-remove", late).reason
+    assert not check_derivation(q, "replace-one", _envelope(build(expr), 1, "replace-one")).accepted
+    uniform = _node("1", [], expr, "monotone-uniform", 0, case=1)
+    verdict = check_derivation(q, "replace-one", _envelope(uniform, 0, "replace-one"))
+    assert not verdict.accepted and "depends on both" in verdict.reason
+    separable = R + 2 * total(X)
+    assert check_derivation(_quality(separable), "replace-one", _envelope(_node("1", [], separable, "monotone-uniform", 0, case=1), 0, "replace-one")).accepted
+    assert not check_derivation(_quality(separable), "add-remove", _envelope(_node("1", [], separable, "monotone-uniform", 0), 0)).accepted
+
+
+@pytest.mark.parametrize("junk", [None, 3, [], {"format": 1}, {**_envelope({}, 1), "root": {"id": "1", "term": [9], "text": "", "case": {"from": 0}, "rule": "monotone-count", "bound": _num(1)}}, {**_envelope({}, 2)}])
+def test_hostile_monotone_derivations_are_rejected_without_raising(junk):
+    """Malformed input is a rejection, never an exception."""
+    assert not check_derivation(_quality(count(X <= R)), "add-remove", junk).accepted
+
+
+_SIGN_OF_TERM = prover_monotone._Directions.sign_of_term
+_DIRECTION = prover_monotone._Directions.direction
+
+
+def _count_down(self, expr, path=()):
+    """A mutant rule: a count falls when a record is added."""
+    sign, node = _DIRECTION(self, expr, path)
+    if node["rule"] == "monotone-count" and isinstance(expr, type(count(X <= R))):
+        node["bound"] = _num(-1)
+        return -1, node
+    return sign, node
+
+
+MUTANTS = {
+    "opposite-parts-combined": (prover_monotone, "_combine", lambda directions, expr: next((d for d in directions if d), 0)),
+    "term-sign-flipped": (prover_monotone._Directions, "sign_of_term", lambda self, body: -_SIGN_OF_TERM(self, body)),
+    "factor-sign-dropped": (prover_monotone._Directions, "sign_of_factor", lambda self, factor: 1),
+    "count-falls": (prover_monotone._Directions, "direction", _count_down),
+    "uniform-always": (prover_monotone, "_uniform_in_r", lambda quality: True),
+}
+
+
+@pytest.mark.parametrize("mutant", sorted(MUTANTS))
+def test_a_mutant_provers_false_proofs_are_all_rejected(mutant, monkeypatch):
+    """Each prover rule broken in turn: its false PROVED results (checked exhaustively on small pairs) are all rejected."""
+    monkeypatch.setattr(*MUTANTS[mutant])
+    false_proofs = 0
+    for coefficients in itertools.product((-1, 1), repeat=3):
+        for chosen in ((0, 3, 5), (2, 4, 8), (1, 7, 9), (0, 1, 4)):
+            expr = sum((c * TERMS[i] for c, i in zip(coefficients, chosen)), sympy.Integer(0)) + R
+            q = _quality(expr)
+            for relation in ("add-remove", "replace-one"):
+                try:
+                    result = prove_monotone(q, neighbours=relation, search_size=1)
+                except Exception:  # noqa: BLE001 - a mutant may crash; only its PROVED results matter
+                    continue
+                if result.status is not Status.PROVED or _holds(q, relation, prover_monotone.DIRECTION_SIGN[result.direction]):
+                    continue
+                false_proofs += 1
+                verdict = check_derivation(q, relation, result.derivation)
+                assert not verdict.accepted, (mutant, expr, relation, result.direction)
+    assert false_proofs > 0, f"the mutant {mutant} produced no false PROVED: the test cannot fail"
