@@ -30,7 +30,8 @@ the first failure:
    conformance pair's recorded loss bound <= ε at its n; every recorded query
    re-run on z3 and on cvc5 (when installed) with the recorded answer; no
    PROVED claim resting on an ``unknown`` query; the ε-DP claim resting on a
-   PROVED sensitivity.
+   PROVED sensitivity; and the proof kernel accepting the derivation of every
+   PROVED claim whose kind it has rules for (:mod:`._kernel_check`).
 
 Stages 1 to 4, the gate, are this module's and import none of sympy, z3,
 cvc5, numpy or the prover (jsonschema only for the schema stage): hostile
