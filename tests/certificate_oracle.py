@@ -34,15 +34,16 @@ TOLERANCE = mpmath.mpf(10) ** -30
 _SPAN = 400  # integer ranges: |k| beyond this weighs less than e^-(ε₀·(|k| − 20)), far below TOLERANCE for ε₀ >= 1/4
 
 
-def _value(data: Any) -> Any:
+def json_value(data: Any) -> Any:
+    """A certificate's JSON value as Python values: ``{"rational": …}`` a Fraction, ``{"integer": …}`` an int, lists tuples."""
     if isinstance(data, dict) and set(data) == {"rational"}:
         return Fraction(data["rational"])
     if isinstance(data, dict) and set(data) == {"integer"}:
         return int(data["integer"])
     if isinstance(data, list):
-        return tuple(_value(v) for v in data)
+        return tuple(json_value(v) for v in data)
     if isinstance(data, dict):
-        return {k: _value(v) for k, v in data.items()}
+        return {k: json_value(v) for k, v in data.items()}
     return data
 
 
@@ -98,7 +99,7 @@ class Mechanism:
         self.kind = rng["kind"]
         side = lambda v: None if v is None else Fraction(v)  # noqa: E731
         if self.kind == "finite":
-            self.outputs = [_value(r) for r in rng["outputs"]]
+            self.outputs = [json_value(r) for r in rng["outputs"]]
             self.outputs = [o[0] if isinstance(o, tuple) and len(o) == 1 else o for o in self.outputs]
             self.measure = [Fraction(m) for m in rng["base_measure"]]
             if len(self.measure) != len(self.outputs) or min(self.measure) < 0 or not any(self.measure):
@@ -264,7 +265,7 @@ def _claims(mech: Mechanism, predicate: dict[str, Any]) -> tuple[bool, str]:
     conformance = claims.get("conformance")
     if conformance is not None and "checks" in conformance:
         for check in conformance["checks"]:
-            first, second = [_value(r) for r in check["dataset1"]], [_value(r) for r in check["dataset2"]]
+            first, second = [json_value(r) for r in check["dataset1"]], [json_value(r) for r in check["dataset2"]]
             first, second = list(first), list(second)
             loss = mech.loss(first, second)
             bound = Fraction(check["epsilon_at_n"])

@@ -26,6 +26,21 @@ def positive_rationals(max_value: int = 3, max_denominator: int = 8) -> st.Searc
     ).filter(lambda x: x <= max_value)
 
 
+def big_integers(min_bits: int = 0, max_bits: int = 200) -> st.SearchStrategy[int]:
+    """Integers whose magnitude is about 2**k, k from ``min_bits`` to ``max_bits`` (0 included)."""
+    return st.integers(min_bits, max_bits).flatmap(lambda k: st.integers(-(2**k), 2**k))
+
+
+def big_rationals(max_bits: int = 200) -> st.SearchStrategy[Fraction]:
+    """Rationals p/q with |p| and q each drawn from 2**0 to 2**max_bits."""
+    return st.builds(Fraction, big_integers(0, max_bits), st.integers(0, max_bits).flatmap(lambda k: st.integers(1, 2**k)))
+
+
+def positive_big_rationals(max_bits: int = 200) -> st.SearchStrategy[Fraction]:
+    """Rationals p/q > 0 as :func:`big_rationals`."""
+    return big_rationals(max_bits).map(abs).filter(lambda v: v > 0)
+
+
 def exp_sums(max_terms: int = 6) -> st.SearchStrategy[ExpSum]:
     """Exponential sums with small rational coefficients and exponents."""
     return st.lists(st.tuples(rationals(), rationals(-3, 3, 4)), max_size=max_terms).map(ExpSum)

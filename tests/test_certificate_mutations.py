@@ -28,6 +28,7 @@ import pytest
 import sympy
 
 from certificate_mutants import duplicated_key_text, leaves_and_lists, mutants, path_class
+from certificate_oracle import json_value as _value
 from certificate_tools import catalogue_certificate
 from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE, DigitalGoodsAuction
 from expmech.proofs import CheckOutcome, certify, check_certificate
@@ -61,18 +62,6 @@ def _without_provenance(statement: dict[str, Any], *, measurements: bool = True)
                         if not measurements:
                             query.pop("rlimit_used", None)
     return result
-
-
-def _value(data: Any) -> Any:
-    if isinstance(data, dict) and set(data) == {"rational"}:
-        return Fraction(data["rational"])
-    if isinstance(data, dict) and set(data) == {"integer"}:
-        return int(data["integer"])
-    if isinstance(data, list):
-        return tuple(_value(v) for v in data)
-    if isinstance(data, dict):
-        return {k: _value(v) for k, v in data.items()}
-    return data
 
 
 def _recertified(statement: dict[str, Any]) -> dict[str, Any]:

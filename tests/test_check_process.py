@@ -155,14 +155,17 @@ def _expression(tree: Any) -> Any:
     return lambda s: s["predicate"]["quality"].__setitem__("expression", tree)
 
 
+#: Canonical JSON (RFC 8785) holds integers of magnitude at most 2**53 − 1; a larger one cannot be sealed at all.
+_JSON_INT = 2**53 - 1
+
 CONTENT = {  # the content limits, each over its bound by a generated margin, correctly resealed
     "max_exponent": st.one_of(st.integers(65, 10**30), st.integers(-(10**30), -65)).map(lambda e: _expression(_pow(e) if abs(e) > 256 else {"node": "Pow", "args": [{"rational": "3"}, {"rational": str(e)}]})),
     "max_expression_nodes": st.integers(4001, 6000).map(lambda k: _expression({"node": "Add", "args": [{"rational": str(i)} for i in range(k)]})),
     "max_expression_depth": st.integers(65, 75).map(lambda d: _expression(_nested(d))),
     "max_digits": st.integers(101, 3000).map(lambda k: lambda s: s["predicate"]["mechanism"].__setitem__("epsilon0", "1/" + "9" * k)),
     "max_records": st.integers(65, 2000).map(lambda k: lambda s: claim(s, "sensitivity")["witness"].__setitem__("dataset1", [1] * k)),
-    "max_domain_size": st.integers(10**15 + 1, 2**53).map(lambda hi: lambda s: s["predicate"]["quality"]["schema"][0][1].update(lo=0, hi=hi)),
-    "max_rlimit": st.integers(10**9 + 1, 2**60).map(lambda v: lambda s: s["predicate"]["options"].__setitem__("rlimit", v)),
+    "max_domain_size": st.integers(10**15 + 1, _JSON_INT).map(lambda hi: lambda s: s["predicate"]["quality"]["schema"][0][1].update(lo=0, hi=hi)),
+    "max_rlimit": st.integers(10**9 + 1, _JSON_INT).map(lambda v: lambda s: s["predicate"]["options"].__setitem__("rlimit", v)),
     "max_pairs": st.integers(10_001, 2**40).map(lambda v: lambda s: s["predicate"]["options"].__setitem__("pairs", v)),
 }
 
@@ -270,6 +273,13 @@ def test_resealed_content_over_a_limit_is_refused_before_any_heavy_import(tmp_pa
 def test_json_over_a_parser_limit_is_refused_before_any_heavy_import(tmp_path, cases):
     """Nesting, integer digits, strings and file size: REFUSED (exit 2) naming the limit."""
     _check_generated(tmp_path, [(raw, "REFUSED", limit) for raw, limit in cases])
+
+
+def test_json_nested_past_the_parsers_stack_is_refused_not_an_internal_error(tmp_path):
+    """Nesting far past max_depth (deep enough that Python's json parser itself overflows): REFUSED naming max_depth,
+    exit 2, never exit 4 (the composition sniff once let the parser's RecursionError through)."""
+    for depth in (2_000, 100_000):
+        _check_generated(tmp_path, [(_with_raw(_leaf_paths()[0], "[" * depth + "]" * depth), "REFUSED", "max_depth")])
 
 
 @SETTINGS

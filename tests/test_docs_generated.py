@@ -31,10 +31,10 @@ def test_the_command_reference_lists_every_flag_of_every_subcommand():
     """Each subcommand has its section, and each of its options appears in it."""
     import argparse
 
-    from expmech.proofs.cli._main import _parser
+    from expmech.proofs.cli import build_parser
 
     text = (ROOT / "docs" / "reference" / "cli.md").read_text(encoding="utf-8")
-    (commands,) = [a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    (commands,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
     for name, sub in commands.choices.items():
         section = text.split(f"## expmech {name}\n")[1].split("\n## ")[0]
         for action in sub._actions:

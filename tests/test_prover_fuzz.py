@@ -15,7 +15,7 @@ from fractions import Fraction
 
 import pytest
 import sympy
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from expmech.proofs import Status, falsify, prove_monotone, prove_sensitivity
@@ -28,6 +28,8 @@ claims = st.one_of(st.none(), st.fractions(0, 3, max_denominator=4), st.sampled_
 FAST = settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
 SLOW = settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
 OPTIONS = {"rlimit": 1_000_000, "search_budget": 20_000}
+#: Each example certifies (seconds): a failure is reported as found, not after minutes of shrinking.
+NO_SHRINK = [Phase.explicit, Phase.reuse, Phase.generate]
 
 
 def _verdict_or_error(call):
@@ -157,7 +159,7 @@ def test_generated_quality_functions_survive_the_certificate_round_trip(q):
     assert again == q and again.sha256 == q.sha256
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck), phases=NO_SHRINK)
 @given(quality_functions(finite=True), relations, claims)
 def test_certify_never_crashes(q, relation, claim):
     """certify on generated expressions: a certificate (ε only where Δq is PROVED) or an ExpMechError."""

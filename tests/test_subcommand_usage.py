@@ -18,13 +18,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from expmech.proofs.cli import main
-from expmech.proofs.cli._main import _parser
+from expmech.proofs.cli import build_parser
 
 HEAVY = ("sympy", "z3", "cvc5", "numpy", "flint", "matplotlib", "jinja2", "scipy", "mpmath")
 
 
 def _subcommands() -> dict[str, argparse.ArgumentParser]:
-    (action,) = [a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    (action,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
     return dict(action.choices)
 
 

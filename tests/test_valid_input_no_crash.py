@@ -3,8 +3,8 @@
 Each class is generated: rationals whose numerators and denominators are drawn
 from 2**0 to 2**200 (past int64 from 2**63), ranges that are intervals of the
 reals or sets of integers, datasets of 0 to 3 records with the domain's ends
-among them.  The exact arrays are cross-checked against ``fractions``; the
-mechanisms must answer or raise the documented error (``DivergentNormaliser``
+among them (the exact arrays are cross-checked against ``fractions`` in
+``tests/test_rationals.py``).  The mechanisms must answer or raise the documented error (``DivergentNormaliser``
 for a normaliser that diverges), never ``ValueError``/``OverflowError`` from an
 int64 fast path; and the command line never exits 4 on such a configuration.
 """
@@ -15,63 +15,15 @@ import math
 import textwrap
 from fractions import Fraction
 
-import numpy as np
 import pytest
 import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from expmech.impl import ExponentialMechanism
-from expmech.impl.exact._qarray import QArray
 from expmech.proofs.cli import main
 from expmech.spec import DivergentNormaliser, IntRange, OutputSpace, QualityFunction, RationalRange, RecordSchema, count, size, total
-
-
-def big_integers(min_bits: int = 0, max_bits: int = 200) -> st.SearchStrategy[int]:
-    """Integers whose magnitude is about 2**k, k from ``min_bits`` to ``max_bits`` (0 included)."""
-    return st.integers(min_bits, max_bits).flatmap(lambda k: st.integers(-(2**k), 2**k))
-
-
-def big_rationals(max_bits: int = 200) -> st.SearchStrategy[Fraction]:
-    """Rationals p/q with |p| and q each drawn from 2**0 to 2**max_bits."""
-    return st.builds(Fraction, big_integers(0, max_bits), st.integers(0, max_bits).flatmap(lambda k: st.integers(1, 2**k)))
-
-
-def positive_big_rationals(max_bits: int = 200) -> st.SearchStrategy[Fraction]:
-    return big_rationals(max_bits).map(abs).filter(lambda v: v > 0)
-
-
-# -- exact arrays: every int64 fast path checked against Python's fractions --------------------
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.lists(big_rationals(), min_size=1, max_size=5), st.lists(big_rationals(), min_size=1, max_size=5), big_rationals())
-def test_exact_arrays_agree_with_fractions_at_any_size(xs, ys, scalar):
-    """+, −, ·, /, reduce, floor, ceil, integrality, negation, comparisons, sums: equal to Fraction arithmetic."""
-    ys = (ys * len(xs))[: len(xs)]
-    a, b = QArray.of(xs), QArray.of(ys)
-    assert (a + b).fractions() == [x + y for x, y in zip(xs, ys)]
-    assert (a - b).fractions() == [x - y for x, y in zip(xs, ys)]
-    assert (a * b).fractions() == [x * y for x, y in zip(xs, ys)]
-    assert (a * scalar).fractions() == [x * scalar for x in xs]
-    assert (a * 0).fractions() == [0] * len(xs)  # zero over a huge denominator: its gcd passes int64
-    assert (-a).fractions() == [-x for x in xs]
-    assert a.reduced().fractions() == xs
-    assert [int(v) for v in a.floor().tolist()] == [math.floor(x) for x in xs]
-    assert [int(v) for v in a.ceil().tolist()] == [math.ceil(x) for x in xs]
-    assert a.is_integer().tolist() == [x.denominator == 1 for x in xs]
-    assert a.cmp(b).tolist() == [(x > y) - (x < y) for x, y in zip(xs, ys)]
-    assert a.total() == sum(xs)
-    assert a.maximum(b).fractions() == [max(x, y) for x, y in zip(xs, ys)]
-    if all(y != 0 for y in ys):
-        assert (a / b).fractions() == [x / y for x, y in zip(xs, ys)]
-
-
-def test_a_zero_over_a_denominator_past_int64_reduces():
-    """The example of the issue: int64 numerators over a denominator >= 2**63 (a record of 1e-30, r/10**19)."""
-    assert QArray(np.zeros(3, dtype=np.int64), 2**70).reduced().fractions() == [0, 0, 0]
-    assert QArray(np.array([2**40], dtype=np.int64), 2**100).floor().tolist() == [0]
-    assert (QArray.of([Fraction(1, 10**19)]) * 0).fractions() == [0]
+from strategies import big_rationals, positive_big_rationals
 
 
 # -- mechanisms over ranges: empty, single and end-of-domain data, any-size numbers ------------------

@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from expmech.proofs.cli._main import _parser
+from expmech.proofs.cli import build_parser
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "reference" / "cli.md"
 
@@ -60,7 +60,7 @@ def _rows(parser: argparse.ArgumentParser) -> list[str]:
 
 def render() -> str:
     """The page, as Markdown."""
-    top = _parser()
+    top = build_parser()
     (commands,) = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]
     helps = {choice.dest: choice.help for choice in commands._choices_actions}
     lines = [

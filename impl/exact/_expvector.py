@@ -35,10 +35,6 @@ __all__ = ["ExpVector", "canonical"]
 _POLY_SPAN = 1 << 22
 
 
-def _scalar_den(values: RationalArray) -> RationalArray:
-    return values._common_denominator() if isinstance(values.den, np.ndarray) else values
-
-
 class ExpVector:
     """``Σ_i c_i·e^{b_i}`` for a 1-D exact exponent array ``b`` and coefficients ``c`` (None: all 1).
 
@@ -56,8 +52,8 @@ class ExpVector:
         nonnegative: bool = False,
         positive: bool = False,
     ) -> None:
-        self.coefficients = None if coefficients is None else _scalar_den(coefficients)
-        self.exponents = _scalar_den(exponents)
+        self.coefficients = None if coefficients is None else coefficients.shared()
+        self.exponents = exponents.shared()
         self.nonnegative = nonnegative or coefficients is None
         self.positive = positive or (coefficients is None and len(self.exponents) > 0)
         self._top: Fraction | None = None
@@ -249,8 +245,8 @@ def canonical(parts: Sequence[tuple[ExpVector, Fraction, Fraction]]) -> ExpVecto
             coefficients = vector.coefficients
         if factor != 1:
             coefficients = coefficients * RationalArray.constant(factor)
-        exponent_parts.append(_scalar_den(exponents))
-        coefficient_parts.append(_scalar_den(coefficients))
+        exponent_parts.append(exponents.shared())
+        coefficient_parts.append(coefficients.shared())
     if not exponent_parts:
         return ExpVector(RationalArray.of([]), RationalArray.of([]), nonnegative=True)
     exp_den = math.lcm(*[int(e.den) for e in exponent_parts])

@@ -25,7 +25,7 @@ from flint import arb, ctx, fmpz_poly
 
 from ._balls import enclose_ball, settle_sign
 from ._expsum import DEFAULT_MAX_PRECISION, ExpSum, _evaluate, arb_from_fraction
-from ._qarray import QArray
+from ._rationals import RationalArray
 
 __all__ = ["LatticeSum", "MAX_DEGREE", "term_balls"]
 
@@ -81,15 +81,15 @@ class LatticeSum:
         terms = value.terms
         if not terms:
             return cls.zero()
-        return cls.from_arrays(QArray.of([c for c, _ in terms]), QArray.of([b for _, b in terms]))
+        return cls.from_arrays(RationalArray.of([c for c, _ in terms]), RationalArray.of([b for _, b in terms]))
 
     @classmethod
-    def from_arrays(cls, coefficients: QArray, exponents: QArray) -> LatticeSum:
+    def from_arrays(cls, coefficients: RationalArray, exponents: RationalArray) -> LatticeSum:
         """``Σ_i coefficients[i] · e^{exponents[i]}`` for two exact 1-D arrays of equal length."""
         nonzero = coefficients.num != 0
         if not np.any(nonzero):
             return cls.zero()
-        coefficients, exponents = coefficients[nonzero], exponents[nonzero]
+        coefficients, exponents = coefficients[nonzero].shared(), exponents[nonzero].shared()
         e = exponents.num
         low = int(e.min())
         shifted = e - low if e.dtype != object else np.asarray(e - low, dtype=object)
@@ -101,8 +101,8 @@ class LatticeSum:
         else:
             degree = int(shifted.max()) // step
             index = (shifted // step).astype(np.int64) if degree < (1 << 62) else None
-        base = Fraction(low, exponents.den)
-        unit = Fraction(step, exponents.den) if step else Fraction(1)
+        base = Fraction(low, int(exponents.den))
+        unit = Fraction(step, int(exponents.den)) if step else Fraction(1)
         if index is None or degree > MAX_DEGREE and degree > 64 * count:
             pairs = zip(coefficients.fractions(), exponents.fractions())
             return cls._of_sparse(ExpSum.weighted_exps(pairs))
@@ -115,7 +115,7 @@ class LatticeSum:
             dense_obj = np.zeros(degree + 1, dtype=object)
             np.add.at(dense_obj, index, values.astype(object))
             coeffs = [int(v) for v in dense_obj.tolist()]
-        return cls._make(base, unit, fmpz_poly(coeffs), coefficients.den)
+        return cls._make(base, unit, fmpz_poly(coeffs), int(coefficients.den))
 
     # -- inspection ----------------------------------------------------------------------
 
@@ -269,7 +269,7 @@ def _gcd(values: list[int]) -> int:
     return g
 
 
-def term_balls(coefficients: QArray, exponents: QArray, precision: int) -> list[arb]:
+def term_balls(coefficients: RationalArray, exponents: RationalArray, precision: int) -> list[arb]:
     """Balls around ``c_i · e^{b_i − max b}`` for every term, at ``precision`` bits.
 
     On a lattice of exponents the powers of ``e^{unit}`` are built by
@@ -279,16 +279,17 @@ def term_balls(coefficients: QArray, exponents: QArray, precision: int) -> list[
     count = len(coefficients)
     if count == 0:
         return []
+    coefficients, exponents = coefficients.shared(), exponents.shared()
     e = exponents.num
     top = int(e.max())
     gaps = (top - e) if e.dtype != object else np.asarray(top - e, dtype=object)
     step = int(np.gcd.reduce(gaps)) if gaps.dtype != object else _gcd(gaps.tolist())
     with ctx.workprec(precision):
         numerators = [arb(int(c)) for c in coefficients.num.tolist()]
-        scale = arb(1) / coefficients.den
+        scale = arb(1) / int(coefficients.den)
         if step and int(gaps.max()) // step <= MAX_DEGREE and gaps.dtype != object:
             index = (gaps // step).tolist()
-            base = arb_from_fraction(Fraction(-step, exponents.den)).exp()
+            base = arb_from_fraction(Fraction(-step, int(exponents.den))).exp()
             powers: dict[int, arb] = {}
             previous, value = 0, arb(1)
             for k in sorted(set(index)):
@@ -301,6 +302,6 @@ def term_balls(coefficients: QArray, exponents: QArray, precision: int) -> list[
         for c, gap in zip(numerators, gaps.tolist()):
             power = cache.get(gap)
             if power is None:
-                power = cache[gap] = arb_from_fraction(Fraction(-int(gap), exponents.den)).exp()
+                power = cache[gap] = arb_from_fraction(Fraction(-int(gap), int(exponents.den))).exp()
             balls.append(c * power * scale)
         return balls

@@ -39,7 +39,7 @@ from ..exact._expsum import DEFAULT_MAX_PRECISION, ExpSum, arb_from_fraction
 from ..exact._lattice import LatticeSum, term_balls
 from ..sampling._lazy import cell_of, draw_lazily, grid_step, locate_exactly, locate_in_table, released_cell, released_value, released_values
 from ..quality._piecewise import PiecewiseLinear, interior_point, refine
-from ..exact._qarray import QArray, concatenate, where
+from ..exact._rationals import RationalArray, concatenate, where
 from ..sampling._random import resolve_rng
 from ._ranges import Candidate, RangeMechanism, RangePrivacyLoss, loss_from_candidates, unbounded_loss
 
@@ -56,13 +56,13 @@ _MAX_CELLS = 1 << 20
 class _Pieces:
     """Pieces ``[lo, hi]`` of positive density: q = slope·r + intercept there, μ has density ``density``."""
 
-    lo: QArray
+    lo: RationalArray
     lo_inf: np.ndarray
-    hi: QArray
+    hi: RationalArray
     hi_inf: np.ndarray
-    slope: QArray
-    intercept: QArray
-    density: QArray
+    slope: RationalArray
+    intercept: RationalArray
+    density: RationalArray
 
     def __len__(self) -> int:
         return len(self.slope)
@@ -79,10 +79,10 @@ class _Pieces:
         """Each piece intersected with ``[start, end]`` (empty ones dropped)."""
         lo, lo_inf, hi, hi_inf = self.lo, self.lo_inf, self.hi, self.hi_inf
         if start is not None:
-            lo = where(lo_inf | (lo < start), QArray.full((), start), lo)
+            lo = where(lo_inf | (lo < start), RationalArray.full((), start), lo)
             lo_inf = np.zeros_like(lo_inf)
         if end is not None:
-            hi = where(hi_inf | (hi > end), QArray.full((), end), hi)
+            hi = where(hi_inf | (hi > end), RationalArray.full((), end), hi)
             hi_inf = np.zeros_like(hi_inf)
         return _Pieces(lo, lo_inf, hi, hi_inf, self.slope, self.intercept, self.density)._nonempty()
 
@@ -90,7 +90,7 @@ class _Pieces:
         """Each piece cut down to ``{q > threshold}`` (``above``) or ``{q <= threshold}``."""
         a, b = self.slope, self.intercept
         sloped = a.num != 0
-        root = (QArray.full((), threshold) - b) * where(sloped, a, QArray.full((), 1)).reciprocal()
+        root = (RationalArray.full((), threshold) - b) * where(sloped, a, RationalArray.full((), 1)).reciprocal().shared()
         rising = a.num > 0
         # q > c on [root, ∞) when rising, on (−∞, root] when falling; the reverse for q <= c
         raise_lo = sloped & (rising if above else ~rising)
@@ -117,8 +117,8 @@ class _Pieces:
 
 def _pieces(pl: PiecewiseLinear, measure: Any) -> _Pieces:
     cuts, (slope,), (intercept,), density = refine([pl], measure.breakpoints, measure.densities)
-    lo_value = QArray.full((1,), pl.lo if pl.lo is not None else 0)
-    hi_value = QArray.full((1,), pl.hi if pl.hi is not None else 0)
+    lo_value = RationalArray.full((1,), pl.lo if pl.lo is not None else 0)
+    hi_value = RationalArray.full((1,), pl.hi if pl.hi is not None else 0)
     lo = concatenate([lo_value, cuts])
     hi = concatenate([cuts, hi_value])
     count = len(slope)
@@ -146,7 +146,7 @@ def _check_finite(pieces: _Pieces, epsilon: Fraction) -> None:
         )
 
 
-def _terms(pieces: _Pieces, epsilon: Fraction, *, expectation: bool = False) -> tuple[QArray, QArray, np.ndarray]:
+def _terms(pieces: _Pieces, epsilon: Fraction, *, expectation: bool = False) -> tuple[RationalArray, RationalArray, np.ndarray]:
     """Coefficients and exponents of ``∫ e^{εq} dμ`` (or ``∫ q e^{εq} dμ``) over the pieces, and each term's piece."""
     a, b, d = pieces.slope, pieces.intercept, pieces.density
     index = np.arange(len(pieces))
@@ -161,7 +161,7 @@ def _terms(pieces: _Pieces, epsilon: Fraction, *, expectation: bool = False) -> 
         owners.append(index[flat])
     if np.any(sloped):
         s = pieces.subset(sloped)
-        inverse = s.slope.reciprocal() * s.density
+        inverse = s.slope.reciprocal().shared() * s.density
         scale = inverse * (1 / epsilon**2 if expectation else 1 / epsilon)
         for end, end_inf, sign in ((s.hi, s.hi_inf, 1), (s.lo, s.lo_inf, -1)):
             finite = ~end_inf
@@ -171,7 +171,7 @@ def _terms(pieces: _Pieces, epsilon: Fraction, *, expectation: bool = False) -> 
             exponents.append(y[finite])
             owners.append(index[sloped][finite])
     if not coefficients:
-        return QArray.zeros((0,)), QArray.zeros((0,)), np.zeros(0, dtype=np.int64)
+        return RationalArray.zeros((0,)), RationalArray.zeros((0,)), np.zeros(0, dtype=np.int64)
     return concatenate(coefficients), concatenate(exponents), np.concatenate(owners)
 
 
@@ -390,8 +390,8 @@ class ContinuousDistribution:
         measure = self._mechanism.base_measure
         cuts, (a1, a2), (b1, b2), density = refine([self._quality, other._quality], measure.breakpoints, measure.densities)
         q = self._quality
-        lo = concatenate([QArray.full((1,), q.lo if q.lo is not None else 0), cuts])
-        hi = concatenate([cuts, QArray.full((1,), q.hi if q.hi is not None else 0)])
+        lo = concatenate([RationalArray.full((1,), q.lo if q.lo is not None else 0), cuts])
+        hi = concatenate([cuts, RationalArray.full((1,), q.hi if q.hi is not None else 0)])
         count = len(a1)
         lo_inf = np.zeros(count, dtype=bool)
         hi_inf = np.zeros(count, dtype=bool)

@@ -297,9 +297,7 @@ class Distribution:
                 parameter="other",
                 value=other,
             )
-        differences = self._vector - other._vector
-        if isinstance(differences.den, np.ndarray):
-            differences = differences._common_denominator()
+        differences = (self._vector - other._vector).shared()
         measure = self._mechanism._measure_vector
         nums = differences.num  # one shared denominator: order by numerators; outputs of measure 0 left out
         high_index = int(np.argmax(nums if measure is None else np.where(measure.num > 0, nums, nums.min() - 1)))

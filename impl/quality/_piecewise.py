@@ -38,7 +38,7 @@ from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 from expmech.spec import Count, IntRange, InvalidArgument, Mean, QualityError, QualityFunction, RationalRange, Size, Total
 from expmech.spec.internal import describe
 
-from ..exact._qarray import QArray, concatenate, from_floats, take_along, where
+from ..exact._rationals import RationalArray, concatenate, from_floats, take_along, where
 
 __all__ = ["PiecewiseLinear", "analyse", "dataset_columns", "interior_point", "refine"]
 
@@ -51,7 +51,7 @@ class _PL:
 
     __slots__ = ("cuts", "a", "b")
 
-    def __init__(self, cuts: QArray, a: QArray, b: QArray) -> None:
+    def __init__(self, cuts: RationalArray, a: RationalArray, b: RationalArray) -> None:
         self.cuts, self.a, self.b = cuts, a, b
 
     @property
@@ -63,16 +63,16 @@ class _PL:
         return self.cuts.shape[1]
 
     @staticmethod
-    def constant(values: QArray) -> _PL:
+    def constant(values: RationalArray) -> _PL:
         rows = values.shape[0]
-        return _PL(QArray.zeros((rows, 0)), QArray.zeros((rows, 1)), values.reshape(rows, 1))
+        return _PL(RationalArray.zeros((rows, 0)), RationalArray.zeros((rows, 1)), values.reshape(rows, 1))
 
     def broadcast(self, rows: int) -> _PL:
         if self.rows == rows:
             return self
         if self.rows != 1:
             raise ValueError("internal error: incompatible batch sizes")
-        stretch = lambda q: QArray(np.broadcast_to(q.num, (rows,) + q.shape[1:]).copy(), q.den)  # noqa: E731
+        stretch = lambda q: RationalArray(np.broadcast_to(q.num, (rows,) + q.shape[1:]).copy(), q.den)  # noqa: E731
         return _PL(stretch(self.cuts), stretch(self.a), stretch(self.b))
 
     def is_constant(self) -> bool:
@@ -83,22 +83,22 @@ class _PL:
 @dataclass
 class _Context:
     integer: bool  # r ranges over the integers
-    columns: dict[sympy.Symbol, QArray]  # per-record field values (rows = records), or {} at the top level
+    columns: dict[sympy.Symbol, RationalArray]  # per-record field values (rows = records), or {} at the top level
     rows: int
     records: int
     output: sympy.Symbol
-    record_columns: dict[sympy.Symbol, QArray]  # the dataset's columns, for aggregates
+    record_columns: dict[sympy.Symbol, RationalArray]  # the dataset's columns, for aggregates
     problems: list[tuple[str, _PL]]  # (reason, a 0/1 function that is 1 where it happens)
 
-    def flag(self, reason: str, cuts: QArray, mask: np.ndarray) -> None:
+    def flag(self, reason: str, cuts: RationalArray, mask: np.ndarray) -> None:
         """Record that ``reason`` happens on the pieces ``mask`` of a batch with ``cuts``."""
         self.problems.append((reason, _boolean(cuts, mask)))
 
 
-def _bounds(cuts: QArray) -> tuple[QArray, np.ndarray, QArray, np.ndarray]:
+def _bounds(cuts: RationalArray) -> tuple[RationalArray, np.ndarray, RationalArray, np.ndarray]:
     """Per piece: left end, whether it is −∞, right end, whether it is +∞ (rows, K+1)."""
     rows, k = cuts.shape
-    pad = QArray.zeros((rows, 1))
+    pad = RationalArray.zeros((rows, 1))
     left = concatenate([pad, cuts], axis=1)
     right = concatenate([cuts, pad], axis=1)
     left_inf = np.zeros((rows, k + 1), dtype=bool)
@@ -108,11 +108,11 @@ def _bounds(cuts: QArray) -> tuple[QArray, np.ndarray, QArray, np.ndarray]:
     return left, left_inf, right, right_inf
 
 
-def _representatives(cuts: QArray, integer: bool) -> QArray:
+def _representatives(cuts: RationalArray, integer: bool) -> RationalArray:
     """A point inside each piece (any point for an empty piece)."""
     rows, k = cuts.shape
     if k == 0:
-        return QArray.zeros((rows, 1))
+        return RationalArray.zeros((rows, 1))
     first = cuts[:, :1] - 1
     if integer:
         return concatenate([first, cuts], axis=1)
@@ -121,12 +121,12 @@ def _representatives(cuts: QArray, integer: bool) -> QArray:
     return concatenate([first, middle, last], axis=1)
 
 
-def _merge(parts: Sequence[_PL]) -> tuple[QArray, list[QArray], list[QArray]]:
+def _merge(parts: Sequence[_PL]) -> tuple[RationalArray, list[RationalArray], list[RationalArray]]:
     """Common refinement of several batches: merged cuts, and each batch's a, b on it."""
     rows = max(p.rows for p in parts)
     parts = [p.broadcast(rows) for p in parts]
     if all(p.k == 0 for p in parts):
-        return QArray.zeros((rows, 0)), [p.a for p in parts], [p.b for p in parts]
+        return RationalArray.zeros((rows, 0)), [p.a for p in parts], [p.b for p in parts]
     cuts = concatenate([p.cuts for p in parts], axis=1)
     order = cuts.argsort(axis=1)
     merged = take_along(cuts, order)
@@ -141,26 +141,26 @@ def _merge(parts: Sequence[_PL]) -> tuple[QArray, list[QArray], list[QArray]]:
     return merged, a_list, b_list
 
 
-def _refine(cuts: QArray, a: QArray, b: QArray, extra: QArray) -> tuple[QArray, QArray, QArray]:
+def _refine(cuts: RationalArray, a: RationalArray, b: RationalArray, extra: RationalArray) -> tuple[RationalArray, RationalArray, RationalArray]:
     """Add cuts ``extra`` (rows, m) to a batch; each new piece keeps the form of the piece it lies in."""
-    filler = QArray.zeros((a.shape[0], extra.shape[1] + 1))
+    filler = RationalArray.zeros((a.shape[0], extra.shape[1] + 1))
     merged, a_list, b_list = _merge([_PL(cuts, a, b), _PL(extra, filler, filler)])
     return merged, a_list[0], b_list[0]
 
 
-def _root_cuts(cuts: QArray, a: QArray, b: QArray, integer: bool) -> QArray:
+def _root_cuts(cuts: RationalArray, a: RationalArray, b: RationalArray, integer: bool) -> RationalArray:
     """New cuts where ``a·r + b`` changes sign inside a piece (harmless duplicates elsewhere)."""
     rows, k = cuts.shape
     sloped = a.num != 0
     if not np.any(sloped):
-        return QArray.zeros((rows, 0))
-    safe_a = where(sloped, a, QArray.full((), 1))
-    root = -(b * safe_a.reciprocal())
+        return RationalArray.zeros((rows, 0))
+    safe_a = where(sloped, a, RationalArray.full((), 1))
+    root = -(b * safe_a.reciprocal().shared())
     left, left_inf, right, right_inf = _bounds(cuts)
-    filler = where(left_inf, where(right_inf, QArray.zeros(()), right), left)
+    filler = where(left_inf, where(right_inf, RationalArray.zeros(()), right), left)
     if integer:
-        low = QArray(root.ceil())
-        high = QArray(root.floor() + 1)
+        low = RationalArray(root.ceil())
+        high = RationalArray(root.floor() + 1)
         positions = [low, high]
     else:
         positions = [root]
@@ -172,7 +172,7 @@ def _root_cuts(cuts: QArray, a: QArray, b: QArray, integer: bool) -> QArray:
     return concatenate(result, axis=1)
 
 
-def _split_signs(pl: _PL, ctx: _Context, others: Sequence[_PL] = ()) -> tuple[QArray, np.ndarray, list[QArray], list[QArray]]:
+def _split_signs(pl: _PL, ctx: _Context, others: Sequence[_PL] = ()) -> tuple[RationalArray, np.ndarray, list[RationalArray], list[RationalArray]]:
     """Refine ``pl`` (and ``others``, merged with it) where ``pl`` changes sign; the sign on each piece."""
     cuts, a_list, b_list = _merge([pl, *others])
     extra = _root_cuts(cuts, a_list[0], b_list[0], ctx.integer)
@@ -198,25 +198,25 @@ _RELATIONS = {
 }
 
 
-def _boolean(cuts: QArray, truth: np.ndarray) -> _PL:
+def _boolean(cuts: RationalArray, truth: np.ndarray) -> _PL:
     values = truth.astype(np.int64)  # one row per record or dataset, one column per piece; no rows for the empty dataset
-    return _PL(cuts, QArray.zeros(truth.shape), QArray(values if values.ndim == 2 else values.reshape(truth.shape[0], 1)))
+    return _PL(cuts, RationalArray.zeros(truth.shape), RationalArray(values if values.ndim == 2 else values.reshape(truth.shape[0], 1)))
 
 
 def _evaluate(expr: sympy.Basic, ctx: _Context) -> _PL:
     rows = ctx.rows
     if isinstance(expr, sympy.Integer | sympy.Rational):
-        return _PL.constant(QArray.full((rows,), Fraction(int(expr.p), int(expr.q))))
+        return _PL.constant(RationalArray.full((rows,), Fraction(int(expr.p), int(expr.q))))
     if isinstance(expr, BooleanTrue | BooleanFalse):
-        return _PL.constant(QArray.full((rows,), 1 if expr is sympy.true else 0))
+        return _PL.constant(RationalArray.full((rows,), 1 if expr is sympy.true else 0))
     if isinstance(expr, sympy.Symbol):
         if expr == ctx.output:
-            return _PL(QArray.zeros((rows, 0)), QArray.full((rows, 1), 1), QArray.zeros((rows, 1)))
+            return _PL(RationalArray.zeros((rows, 0)), RationalArray.full((rows, 1), 1), RationalArray.zeros((rows, 1)))
         if expr in ctx.columns:
             return _PL.constant(ctx.columns[expr])
         raise InvalidArgument(f"symbol {expr} is neither the output nor a record field here", parameter="quality", value=expr)
     if isinstance(expr, Size):
-        return _PL.constant(QArray.full((rows,), ctx.records))
+        return _PL.constant(RationalArray.full((rows,), ctx.records))
     if isinstance(expr, Count | Total | Mean):
         if ctx.columns:
             raise InvalidArgument(f"aggregate {expr} nested inside an aggregate", parameter="quality", value=expr)
@@ -245,7 +245,7 @@ def _evaluate(expr: sympy.Basic, ctx: _Context) -> _PL:
     if isinstance(expr, sympy.Abs):
         inner_pl = _evaluate(expr.args[0], ctx)
         cuts, signs, (a,), (b,) = _split_signs(inner_pl, ctx)
-        factor = QArray(signs)
+        factor = RationalArray(signs)
         return _PL(cuts, a * factor, b * factor)
     if isinstance(expr, sympy.Max | sympy.Min):
         result = _evaluate(expr.args[0], ctx)
@@ -276,7 +276,7 @@ def _evaluate(expr: sympy.Basic, ctx: _Context) -> _PL:
 
 def _difference_signs(
     first: _PL, second: _PL, ctx: _Context, *, keep: bool = True
-) -> tuple[QArray, np.ndarray, list[QArray], list[QArray]]:
+) -> tuple[RationalArray, np.ndarray, list[RationalArray], list[RationalArray]]:
     """Refine where ``first − second`` changes sign; that sign per piece (and, with ``keep``, both refined)."""
     cuts, a_list, b_list = _merge([first, second])
     difference = _PL(cuts, a_list[0] - a_list[1], b_list[0] - b_list[1])
@@ -291,14 +291,14 @@ def _product(left: _PL, right: _PL, ctx: _Context) -> _PL:
     both = (a1.num != 0) & (a2.num != 0)
     if np.any(both):
         ctx.flag("the quality is not piecewise linear in r (a product of two terms in r)", cuts, both)
-    return _PL(cuts, where(both, QArray.zeros(()), a1 * b2 + a2 * b1), b1 * b2)
+    return _PL(cuts, where(both, RationalArray.zeros(()), a1 * b2 + a2 * b1), b1 * b2)
 
 
 def _power(base: _PL, exponent: int, ctx: _Context) -> _PL:
     if exponent == 1:
         return base
     if exponent == 0:
-        return _PL.constant(QArray.full((base.rows,), 1))
+        return _PL.constant(RationalArray.full((base.rows,), 1))
     sloped = base.a.num != 0
     if np.any(sloped):
         ctx.flag(f"the quality is not piecewise linear in r (a power {exponent} of a term in r)", base.cuts, sloped)
@@ -306,15 +306,15 @@ def _power(base: _PL, exponent: int, ctx: _Context) -> _PL:
         value = base.b
         for _ in range(exponent - 1):
             value = value * base.b
-        return _PL(base.cuts, QArray.zeros(base.a.shape), value)
+        return _PL(base.cuts, RationalArray.zeros(base.a.shape), value)
     zero = base.b.num == 0
     if np.any(zero):
         ctx.flag("division by zero", base.cuts, zero)
-    safe = where(zero, QArray.full((), 1), base.b).reciprocal()
+    safe = where(zero, RationalArray.full((), 1), base.b).reciprocal().shared()
     value = safe
     for _ in range(-exponent - 1):
         value = value * safe
-    return _PL(base.cuts, QArray.zeros(base.a.shape), where(zero, QArray.zeros(()), value))
+    return _PL(base.cuts, RationalArray.zeros(base.a.shape), where(zero, RationalArray.zeros(()), value))
 
 
 def _piecewise(expr: sympy.Piecewise, ctx: _Context) -> _PL:
@@ -332,7 +332,7 @@ def _piecewise(expr: sympy.Piecewise, ctx: _Context) -> _PL:
     flags = [flag for value_problems, condition_problems in local for _, flag in value_problems + condition_problems]
     cuts, a_list, b_list = _merge(values + conditions + flags)
     count = len(values)
-    a, b = QArray.zeros(a_list[0].shape), QArray.zeros(b_list[0].shape)
+    a, b = RationalArray.zeros(a_list[0].shape), RationalArray.zeros(b_list[0].shape)
     decided = np.zeros(a.shape, dtype=bool)
     position = 2 * count
     for index in range(count):
@@ -357,14 +357,14 @@ def _aggregate(body: _PL) -> _PL:
     rows, k = body.cuts.shape
     start_a, start_b = body.a[:, 0].sum(), body.b[:, 0].sum()
     if k == 0:
-        return _PL(QArray.zeros((1, 0)), start_a.reshape(1, 1), start_b.reshape(1, 1))
+        return _PL(RationalArray.zeros((1, 0)), start_a.reshape(1, 1), start_b.reshape(1, 1))
     jump_a = body.a[:, 1:] - body.a[:, :-1]
     jump_b = body.b[:, 1:] - body.b[:, :-1]
     keep = ((jump_a.num != 0) | (jump_b.num != 0)).reshape(-1)
     positions = body.cuts.reshape(-1)[keep]
     jump_a, jump_b = jump_a.reshape(-1)[keep], jump_b.reshape(-1)[keep]
     if len(positions) == 0:
-        return _PL(QArray.zeros((1, 0)), start_a.reshape(1, 1), start_b.reshape(1, 1))
+        return _PL(RationalArray.zeros((1, 0)), start_a.reshape(1, 1), start_b.reshape(1, 1))
     order = positions.argsort()
     positions, jump_a, jump_b = positions[order], jump_a[order], jump_b[order]
     last = np.ones(len(positions), dtype=bool)
@@ -412,9 +412,9 @@ class PiecewiseLinear:
     intercepts[j]`` exactly.
     """
 
-    cuts: QArray
-    slopes: QArray
-    intercepts: QArray
+    cuts: RationalArray
+    slopes: RationalArray
+    intercepts: RationalArray
     integer: bool
     lo: Fraction | None
     hi: Fraction | None
@@ -443,7 +443,7 @@ class PiecewiseLinear:
         return lo, hi
 
 
-def _clip_indices(cuts: QArray, lo: Fraction | None, hi: Fraction | None, integer: bool) -> tuple[np.ndarray, np.ndarray]:
+def _clip_indices(cuts: RationalArray, lo: Fraction | None, hi: Fraction | None, integer: bool) -> tuple[np.ndarray, np.ndarray]:
     """For one function on ``[lo, hi]``: the cuts that stay, and the pieces that stay (by index)."""
     keep = np.ones(len(cuts), dtype=bool)
     if lo is not None:
@@ -466,7 +466,7 @@ def _clip(pl: _PL, lo: Fraction | None, hi: Fraction | None, integer: bool) -> _
 
 def refine(
     functions: Sequence[PiecewiseLinear], breakpoints: Sequence[Fraction], values: Sequence[Fraction]
-) -> tuple[QArray, list[QArray], list[QArray], QArray]:
+) -> tuple[RationalArray, list[RationalArray], list[RationalArray], RationalArray]:
     """A common refinement of functions on one range and of a step function (``values[i]`` from ``breakpoints[i−1]``).
 
     Returns the cuts, each function's slopes and intercepts, and the step
@@ -474,9 +474,9 @@ def refine(
     """
     first = functions[0]
     parts = [_PL(f.cuts.reshape(1, -1), f.slopes.reshape(1, -1), f.intercepts.reshape(1, -1)) for f in functions]
-    steps = QArray.of(list(values)).reshape(1, -1)
-    step_cuts = QArray.of(list(breakpoints)).reshape(1, -1) if breakpoints else QArray.zeros((1, 0))
-    parts.append(_PL(step_cuts, QArray.zeros(steps.shape), steps))
+    steps = RationalArray.of(list(values)).reshape(1, -1)
+    step_cuts = RationalArray.of(list(breakpoints)).reshape(1, -1) if breakpoints else RationalArray.zeros((1, 0))
+    parts.append(_PL(step_cuts, RationalArray.zeros(steps.shape), steps))
     cuts, a_list, b_list = _merge(parts)
     cuts = cuts.reshape(-1)
     indices, pieces = _clip_indices(cuts, first.lo, first.hi, first.integer)
@@ -497,8 +497,8 @@ def _problem_point(pl: _PL, lo: Fraction | None, hi: Fraction | None, integer: b
     """A point of the range inside a flagged piece (a set of positive measure over the reals), if any."""
     mask = pl.b.num != 0
     left, left_inf, right, right_inf = _bounds(pl.cuts)
-    low = QArray.full((), lo) if lo is not None else None
-    high = QArray.full((), hi) if hi is not None else None
+    low = RationalArray.full((), lo) if lo is not None else None
+    high = RationalArray.full((), hi) if hi is not None else None
     start_inf = left_inf.copy()
     start = left
     if low is not None:
@@ -536,7 +536,7 @@ def interior_point(lo: Fraction | None, hi: Fraction | None, integer: bool = Fal
     return lo + 1 if hi is None else (lo + hi) / 2
 
 
-def dataset_columns(quality: QualityFunction, dataset: Any) -> tuple[dict[sympy.Symbol, QArray], int]:
+def dataset_columns(quality: QualityFunction, dataset: Any) -> tuple[dict[sympy.Symbol, RationalArray], int]:
     """The exact per-field columns of a dataset and its size, validating every record.
 
     A single numeric field given as a numpy array or a list of ints or floats
@@ -555,7 +555,7 @@ def dataset_columns(quality: QualityFunction, dataset: Any) -> tuple[dict[sympy.
         if numeric and array is not None and array.ndim == 1 and array.size and array.dtype.kind in "iuf":
             if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
                 quality.encode_dataset(list(dataset))  # raises, naming the first bad record
-            column = from_floats(array) if array.dtype.kind == "f" else QArray(array.astype(np.int64) if array.dtype.kind != "u" or array.max() < 2**62 else array.astype(object))
+            column = from_floats(array) if array.dtype.kind == "f" else RationalArray(array.astype(np.int64) if array.dtype.kind != "u" or array.max() < 2**62 else array.astype(object))
             lo, hi = bounds
             bad = np.zeros(array.shape, dtype=bool)
             if lo is not None:
@@ -571,7 +571,7 @@ def dataset_columns(quality: QualityFunction, dataset: Any) -> tuple[dict[sympy.
                 raise InvalidArgument(f"dataset[{index}]={describe(value)} is outside {domain.describe()}", parameter=f"dataset[{index}]", value=value)
             return {symbol: column}, int(array.size)
     records = quality.encode_dataset(dataset)
-    columns = {symbol: QArray.of([record[symbol] for record in records]) for _, symbol, _ in items}
+    columns = {symbol: RationalArray.of([record[symbol] for record in records]) for _, symbol, _ in items}
     return columns, len(records)
 
 

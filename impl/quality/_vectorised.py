@@ -38,7 +38,7 @@ from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 from expmech.spec import Booleans, Count, IntRange, InvalidType, Mean, QualityError, QualityFunction, Size, Total
 from expmech.spec.internal import EncodedOutputs, describe
 
-from ..exact._rationals import LIMIT, RationalArray, Undefined, integer_array
+from ..exact._rationals import LIMIT, RationalArray, Undefined, concatenate, integer_array
 
 __all__ = ["OutputBatch", "RecordBatch", "VectorisedQuality"]
 
@@ -242,7 +242,7 @@ class VectorisedQuality:
         if n <= step:
             return self._evaluate_chunk(records, counts, outputs)
         parts = [self._evaluate_chunk(records, counts, outputs.slice(start, start + step)) for start in range(0, n, step)]
-        return _concatenate(parts)
+        return concatenate(parts, axis=1)
 
     def _evaluate_chunk(self, records: RecordBatch, counts: np.ndarray, outputs: OutputBatch) -> RationalArray:
         m, n = counts.shape[0], outputs.size
@@ -283,18 +283,6 @@ def _column(array: RationalArray, *, axis: int) -> RationalArray:
     shape = (-1, 1) if axis == 0 else (1, -1)
     den = array.den.reshape(shape) if isinstance(array.den, np.ndarray) else array.den
     return RationalArray(array.num.reshape(shape), den, array.bound)
-
-
-def _concatenate(parts: list[RationalArray]) -> RationalArray:
-    dens = [p.den for p in parts]
-    if all(not isinstance(d, np.ndarray) and d == dens[0] for d in dens):
-        nums = [p.num for p in parts]
-        if any(n.dtype == object for n in nums):
-            nums = [n.astype(object) for n in nums]
-        return RationalArray(np.concatenate(nums, axis=1), dens[0], max(p.bound for p in parts))
-    nums = [p.num.astype(object) for p in parts]
-    full = [p.dense_den().astype(object) for p in parts]
-    return RationalArray(np.concatenate(nums, axis=1), np.concatenate(full, axis=1))._reduced()
 
 
 def _fast_output_columns(items: list[tuple[str, sympy.Symbol, Any]], values: list[Any]) -> dict[sympy.Symbol, RationalArray] | None:

@@ -56,8 +56,7 @@ _WIDEN = 2.0**-45
 
 def _all_coins(vector: RationalArray, epsilon: Fraction, rng: random.Random) -> np.ndarray | None:
     """The indices whose coin lands heads, every coin flipped (the module's fast path); None if the filter cannot apply."""
-    if isinstance(vector.den, np.ndarray):
-        vector = vector._common_denominator()
+    vector = vector.shared()
     nums, n = vector.num, len(vector)
     if nums.dtype == object or n == 0 or not filter_enabled():
         return None

@@ -20,7 +20,7 @@ the simulated power against that shape is at least 0.8.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -147,6 +147,22 @@ def budget_for(probabilities: np.ndarray | None, tv: float, level: float) -> int
     return int(math.ceil(draws * _SAFETY / 100) * 100)
 
 
+def _power_against(
+    deviant: Callable[[float], np.ndarray | None],
+    null_lo: np.ndarray,
+    null_hi: np.ndarray,
+    alternatives: Sequence[np.ndarray],
+    **options: Any,
+) -> Callable[[float], float]:
+    """``size ↦`` the verdict's power (:func:`verdict_power`) on draws from ``deviant(size)``; 0 where there is no such law."""
+
+    def power_at(size: float) -> float:
+        q = deviant(size)
+        return 0.0 if q is None else verdict_power(q, null_lo, null_hi, alternatives, **options)[0]
+
+    return power_at
+
+
 def _smallest(power_at: Any, start: float, largest: float) -> tuple[float, float]:
     """The smallest size on the grid ``start·1.15^k`` (<= ``largest``) with power >= 0.8, and that power."""
     size, power = start, power_at(start)
@@ -185,15 +201,10 @@ def detectable_tv(
     level = fixed.level if fixed is not None else sequential_alpha
     start = math.sqrt(noncentrality(dof, level) / (4 * max_draws))
 
-    def power_at(delta: float) -> float:
-        q = proportional(probabilities, delta, groups)
-        if q is None:
-            return 0.0
-        return verdict_power(
-            q, null_lo, null_hi, alternatives, sequential_alpha=sequential_alpha, fixed=fixed,
-            max_draws=max_draws, replicates=replicates, seed=seed, cells=cells,
-        )[0]
-
+    power_at = _power_against(
+        lambda delta: proportional(probabilities, delta, groups), null_lo, null_hi, alternatives,
+        sequential_alpha=sequential_alpha, fixed=fixed, max_draws=max_draws, replicates=replicates, seed=seed, cells=cells,
+    )
     size, power = _smallest(power_at, start, 0.5)
     return Deviation(
         size=size,
@@ -231,15 +242,10 @@ def detectable_excess(
     needed = math.sqrt(noncentrality(dof, level) * (1 - p) / (max_draws * max(p, 1e-300)))
     start = math.log1p(needed) if raise_it else (-math.log1p(-needed) if needed < 1 else 1.0)
 
-    def power_at(eta: float) -> float:
-        q = one_cell(probabilities, witness, eta, raise_it=raise_it)
-        if q is None:
-            return 0.0
-        return verdict_power(
-            q, null_lo, null_hi, alternatives, sequential_alpha=sequential_alpha, fixed=fixed,
-            max_draws=max_draws, replicates=replicates, seed=seed, cells=cells,
-        )[0]
-
+    power_at = _power_against(
+        lambda eta: one_cell(probabilities, witness, eta, raise_it=raise_it), null_lo, null_hi, alternatives,
+        sequential_alpha=sequential_alpha, fixed=fixed, max_draws=max_draws, replicates=replicates, seed=seed, cells=cells,
+    )
     size, power = _smallest(power_at, max(start, 1e-6), 50.0)
     direction = "raises" if raise_it else "lowers"
     return Deviation(

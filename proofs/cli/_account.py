@@ -155,7 +155,7 @@ def _render_text(answer: dict[str, Any]) -> str:
 def _load(path: str) -> dict[str, Any]:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, RecursionError) as error:
         raise InvalidArgument(f"certificate {path!r} cannot be read: {error}", parameter="certificate", value=path) from None
     if not isinstance(data, dict):
         raise InvalidArgument(f"certificate {path!r} is not a JSON object", parameter="certificate", value=path)
@@ -263,7 +263,7 @@ def check_composition_file(path: str) -> tuple[int, str] | None:
         if not file.is_file() or file.stat().st_size > MAX_COMPOSITION_BYTES:
             return None
         data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # not a composition; nested past the parser's stack: check_certificate refuses it under max_depth
         return None
     if not isinstance(data, dict) or "composition" not in data:
         return None

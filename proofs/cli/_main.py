@@ -19,7 +19,7 @@ from ._argtypes import Z3_LIMIT, bounded_int
 from ._progress import Progress
 from ._synth_cost import DEFAULT_BUDGET
 
-__all__ = ["main"]
+__all__ = ["build_parser", "main"]
 
 EXIT_VERIFIED, EXIT_VIOLATION, EXIT_USAGE, EXIT_INCONCLUSIVE, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a pipe closed by its reader
@@ -259,7 +259,8 @@ def _account(args: argparse.Namespace) -> int:
     return run_account(args)
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The ``expmech`` argument parser with every subcommand (for :func:`main`, and for tools that document the flags)."""
     parser = _Parser(prog="expmech", description="Verify the exponential mechanism of differential privacy, exactly.")
     parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -325,7 +326,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``expmech`` command with ``argv`` (default ``sys.argv[1:]``); return its exit code."""
     try:
-        args = _parser().parse_args(argv)
+        args = build_parser().parse_args(argv)
     except _ParserError as error:
         print(str(error), file=sys.stderr)
         return EXIT_USAGE

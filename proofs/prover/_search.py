@@ -125,8 +125,7 @@ def score_table(quality: QualityFunction, records: list[Codes], outputs: Sequenc
             counts[row, index] += 1
     evaluator = VectorisedQuality(quality)
     matrix = evaluator.evaluate(evaluator.records(records), counts, evaluator.output_codes(outputs))
-    if isinstance(matrix.den, np.ndarray):
-        matrix = matrix._common_denominator()
+    matrix = matrix.shared()
     values = np.ascontiguousarray(np.broadcast_to(matrix.num, (len(rows), len(outputs))))
     if values.dtype != object and matrix.bound >= _INT64_SAFE:
         values = values.astype(object)
