@@ -54,7 +54,7 @@ def rederive(run: _Check, statement: dict[str, Any], bound: sympy.Expr | None) -
 
 def _derivation(run: _Check, inputs: CertificateInputs, calls: list[dict[str, Any]]) -> Derivation:
     """The re-derivation, replaying the recorded solver calls; a log that does not replay fails, naming its claim."""
-    key = canonical_bytes([inputs_to_json(inputs), calls]) + z3_label().encode()
+    key = canonical_bytes([inputs_to_json(inputs), calls]) + z3_label().encode() if run.cache is not None else b""
     derivation = run.cache.derivations.get(key) if run.cache is not None else None
     if derivation is None:
         try:
