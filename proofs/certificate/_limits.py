@@ -346,14 +346,25 @@ def _domain(domain: Any, limits: CertificateLimits, where: str) -> None:
         return
     kind = domain.get("kind")
     size = None
-    if kind == "IntRange" and isinstance(domain.get("lo"), int) and isinstance(domain.get("hi"), int):
-        size = domain["hi"] - domain["lo"] + 1
+    lo, hi = _bound(domain.get("lo"), limits), _bound(domain.get("hi"), limits)
+    if kind == "IntRange" and lo is not None and hi is not None:
+        size = hi - lo + 1
     elif kind == "Categories" and isinstance(domain.get("labels"), list):
         size = len(domain["labels"])
     elif kind == "Grid" and isinstance(domain.get("points"), list):
         size = len(domain["points"])
     if size is not None and size > limits.max_domain_size:
         raise _refuse("max_domain_size", f"{where} has {size} values, more than max_domain_size={limits.max_domain_size}", size)
+
+
+def _bound(value: Any, limits: CertificateLimits) -> int | None:
+    """An integer range's end as an int (a JSON integer, or ``{"integer": "digits"}`` within max_digits), else None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = value.get("integer") if isinstance(value, dict) else None
+    if isinstance(text, str) and text.lstrip("-").isdigit() and text.isascii() and len(text) <= limits.max_digits + 1:
+        return int(text)
+    return None
 
 
 _BUDGETS = {
