@@ -31,6 +31,7 @@ from expmech.spec import InvalidArgument
 from expmech.spec.internal import describe
 
 from ._cost import DEFAULT_BUDGET_MB, effective_budget, estimate_work
+from ._powers import exact_power_problem
 
 __all__ = [
     "CertificateLimits",
@@ -38,6 +39,7 @@ __all__ = [
     "CertificateRefused",
     "LIMIT_NAMES",
     "check_content_limits",
+    "check_exact_powers",
     "parse_json",
     "parse_limit",
     "read_limited",
@@ -86,6 +88,7 @@ class CertificateLimits:
     max_pairs: int = 10_000
     max_beta: int = 1_000
     max_small_model_evaluations: int = 2_000_000
+    max_power_bits: int = 2**20  # an exact power's bits (._powers): a geometric μ's ratio over its distances, a posterior's L^a
     max_memory_mb: int = DEFAULT_BUDGET_MB  # the re-derivation's estimated peak memory (._cost), also under RLIMIT_AS
 
     def __post_init__(self) -> None:
@@ -403,6 +406,15 @@ def _work(predicate: dict[str, Any], quality: dict[str, Any], mechanism_range: A
         raise _refuse("max_memory_mb", message, estimate.memory_mb)
 
 
+def check_exact_powers(predicate: Any, limits: CertificateLimits) -> None:
+    """Refuse (:class:`CertificateRefused`, naming the field and the limit) a predicate whose exact arithmetic would
+    raise a rational to a power past ``max_power_bits`` or a posterior's ``ε₀ = a/b`` with ``a > max_exponent``
+    (:mod:`._powers`); ``check`` runs it with the content limits, ``certify`` before deriving."""
+    problem = exact_power_problem(predicate, limits.max_power_bits, limits.max_exponent)
+    if problem is not None:
+        raise _refuse(problem.limit, problem.message, problem.value)
+
+
 def check_content_limits(statement: Any, limits: CertificateLimits) -> None:
     """The content limits of a statement of any shape (run before the schema); raise :class:`CertificateRefused` naming the first exceeded."""
     predicate = _member(statement, "predicate")
@@ -432,6 +444,7 @@ def check_content_limits(statement: Any, limits: CertificateLimits) -> None:
         if isinstance(items, list) and len(items) > limits.max_outputs:
             raise _refuse("max_outputs", f"mechanism.range.{key} has {len(items)} entries, more than max_outputs={limits.max_outputs}", len(items))
     _work(predicate, quality, mechanism_range, options, limits)
+    check_exact_powers(predicate, limits)
     # one pass over the rest: records per dataset and the digits of every number written as text; a place is
     # (parent place, key) and becomes text only for the message; a list of scalars that cannot hold a number
     # past max_digits (ints, bools, null, short strings) is passed over in bulk
