@@ -166,9 +166,31 @@ def expression_from_json(tree: Any, symbols: dict[str, sympy.Symbol]) -> sympy.B
     return expr
 
 
+#: Integers of larger magnitude are written ``{"integer": "digits"}``: JSON (RFC 8785) integers are exact only up to it.
+_SAFE_INTEGER = 2**53 - 1
+
+
+def _bound_to_json(value: int | None) -> int | dict[str, str] | None:
+    """An integer range's end: a JSON integer while safe, else its digits as ``{"integer": "…"}``; None stays None."""
+    return value if value is None or abs(value) <= _SAFE_INTEGER else {"integer": str(value)}
+
+
+def _bound_from_json(value: Any, name: str) -> int | None:
+    """The inverse of :func:`_bound_to_json`; a safe integer written as digits (not its canonical form) is refused."""
+    if not (isinstance(value, dict) and set(value) == {"integer"}):
+        return value  # type: ignore[no-any-return]  # IntRange validates it
+    text = value["integer"]
+    if not isinstance(text, str) or not text.lstrip("-").isdigit() or not text.isascii() or len(text.lstrip("-")) > 4000:
+        raise InvalidArgument(f"{name}={describe(text)} must be a string of at most 4000 decimal digits", parameter=name, value=text)
+    number = int(text)
+    if abs(number) <= _SAFE_INTEGER or str(number) != text:
+        raise InvalidArgument(f"{name}={describe(text)} is not the canonical form of an integer past 2**53 − 1 (write {_bound_to_json(number)!r})", parameter=name, value=text)
+    return number
+
+
 def _domain_to_json(domain: Domain) -> dict[str, Any]:
     if isinstance(domain, IntRange):
-        return {"kind": "IntRange", "lo": domain.lo, "hi": domain.hi}
+        return {"kind": "IntRange", "lo": _bound_to_json(domain.lo), "hi": _bound_to_json(domain.hi)}
     if isinstance(domain, RationalRange):
         side = lambda v: None if v is None else rational_text(v)  # noqa: E731
         return {"kind": "RationalRange", "lo": side(domain.lo), "hi": side(domain.hi)}
@@ -188,7 +210,7 @@ def _domain_from_json(data: Any) -> Domain:
         raise InvalidArgument(f"domain {describe(data)} must be an object", parameter="domain", value=data)
     kind = data.get("kind")
     if kind == "IntRange":
-        return IntRange(data.get("lo"), data.get("hi"))
+        return IntRange(_bound_from_json(data.get("lo"), "lo"), _bound_from_json(data.get("hi"), "hi"))
     if kind == "RationalRange":
         side = lambda v: None if v is None else rational_from_text(v, name="bound")  # noqa: E731
         return RationalRange(side(data.get("lo")), side(data.get("hi")))

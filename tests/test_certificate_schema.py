@@ -96,3 +96,34 @@ def test_forged_trees_get_the_plain_validators_errors(median, tree, where):
         report = check_certificate(forged)
         assert report.failed == "schema" and report.outcome is CheckOutcome.INVALID and report.exit_code == 1
         assert report.problems == (f"schema: {_schema_message(forged['certificate'], plain)}",)
+
+
+def _near_rationals():
+    """Lists of mostly well-formed rational texts, with junk items (non-strings, malformed texts) mixed in."""
+    text = st.one_of(st.from_regex(r"-?[0-9]+(/[0-9]+)?", fullmatch=True), st.sampled_from(["1\n", " 1", "1/", "1.5", "", "x"]))
+    return st.one_of(st.lists(st.one_of(text, text, text, _junk()), max_size=6), _junk())
+
+
+@settings(max_examples=120, deadline=None)
+@given(_near_rationals(), st.lists(st.one_of(st.integers(-3, 3), st.lists(st.integers(0, 2), max_size=2), _junk()), max_size=4))
+def test_bulk_lists_get_the_plain_validators_verdict_and_errors(median, measure, outputs):
+    """A finite range's base measure (rationals, checked in one pass) and outputs (values, which the schema leaves
+    open): the fast validator's verdict and errors are the plain validator's, on generated well- and ill-formed lists."""
+
+    def mutate(statement):
+        span = statement["predicate"]["mechanism"]["range"]
+        span["base_measure"], span["outputs"] = measure, outputs
+
+    forged = resealed(median, mutate)
+    instance = {"certificate": forged["certificate"], "digest": forged["digest"]}
+    plain = list(_validator().iter_errors(instance))
+    fast = schema_errors(instance, _validator())
+    assert [(e.message, list(e.absolute_path)) for e in fast] == [(e.message, list(e.absolute_path)) for e in plain]
+
+
+def test_the_fast_copy_replaces_every_bulk_reference():
+    """The fast validator's schema keeps no per-item reference to #/$defs/value or a list of #/$defs/rational items."""
+    from expmech.proofs.certificate._schema import _fast_validator
+
+    text = repr(_fast_validator(_validator().schema).schema)
+    assert "#/$defs/value'}" not in text and "'items': {'$ref': '#/$defs/rational'}" not in text

@@ -39,9 +39,9 @@ from ..prover._claims import parse_claim
 from ._canonical import canonical_bytes, sha256_hex
 from ._derive import PREDICATE_TYPE, SCHEMA_VERSION, STATEMENT_TYPE, derive
 from ._layout import readable_json
-from ._limits import CertificateLimits
+from ._limits import CertificateLimits, check_exact_powers
 from ._smallmodel import certify_small_model
-from ._inputs import CertificateInputs, FiniteRange, IntervalRange, ProverBudget, Range, SetRange, encode_value
+from ._inputs import CertificateInputs, FiniteRange, IntervalRange, ProverBudget, Range, SetRange, encode_value, inputs_to_json
 from ._signing import sign_statement
 
 __all__ = [
@@ -254,6 +254,8 @@ def certify(
         seed=seed,
         auction=auction,
     )
+    if inputs.range.kind != "finite" or isinstance(quality, LogLikelihood):  # exact powers a derivation would take, refused up front
+        check_exact_powers(inputs_to_json(inputs), CertificateLimits() if limits is None else limits)
     statement = derive(inputs).statement
     certify_small_model(statement, quality, limits)  # raises InternalInconsistency where the small model contradicts a PROVED claim
     statement["predicate"]["tools"] = _versions()

@@ -31,6 +31,7 @@ from expmech.spec import (
     DATASET_SIZE,
     BaseMeasure,
     BetaPrior,
+    ExpMechError,
     IntRange,
     InvalidArgument,
     LogLikelihood,
@@ -120,6 +121,16 @@ def decode_output(value: Any) -> Hashable:
     return tuple(decoded) if isinstance(decoded, list) else decoded
 
 
+def _rationals(texts: list[Any], name: str) -> list[Fraction]:
+    """``texts`` read by :func:`rational_from_text`, each distinct text once (a large range's base measure has few);
+    a bad one raises its error naming ``name[index]``, as one at a time would."""
+    try:
+        read = {text: rational_from_text(text, name=name) for text in set(texts)}
+    except (ExpMechError, TypeError):  # unhashable or malformed: one at a time, so the message names the index
+        return [rational_from_text(text, name=f"{name}[{i}]") for i, text in enumerate(texts)]
+    return [read[text] for text in texts]
+
+
 class Range(Protocol):
     """A mechanism's range of outputs with its base measure, as a certificate records it."""
 
@@ -150,7 +161,8 @@ class FiniteRange:
 
     def to_json(self) -> dict[str, Any]:
         """``{"kind": "finite", "outputs": [...], "base_measure": ["p/q", ...]}``."""
-        return {"kind": self.kind, "outputs": encode_value(list(self.outputs)), "base_measure": [rational_text(m) for m in self.base_measure]}
+        texts = {m: rational_text(m) for m in set(self.base_measure)}  # one text per distinct value (few, on a large range)
+        return {"kind": self.kind, "outputs": encode_value(list(self.outputs)), "base_measure": [texts[m] for m in self.base_measure]}
 
     def weight(self, quality: Quality) -> str:
         """``mu(r) * exp(epsilon0 * q(d, r))`` over the listed outputs (posterior sampling: :data:`POSTERIOR_WEIGHT`)."""
@@ -189,7 +201,7 @@ class FiniteRange:
             outputs: list[Hashable] = [tuple(r) for r in raw]
         else:
             outputs = [decode_output(r) for r in raw]
-        measure = [rational_from_text(m, name=f"mechanism.range.base_measure[{i}]") for i, m in enumerate(data["base_measure"])]
+        measure = _rationals(data["base_measure"], "mechanism.range.base_measure")
         if len(measure) != len(outputs):
             raise InvalidArgument(
                 f"mechanism.range.base_measure has {len(measure)} values for {len(outputs)} outputs", parameter="base_measure", value=len(measure)

@@ -20,6 +20,7 @@ contains (duplicate keys, floats).
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass, fields
@@ -30,6 +31,7 @@ from expmech.spec import InvalidArgument
 from expmech.spec.internal import describe
 
 from ._cost import DEFAULT_BUDGET_MB, effective_budget, estimate_work
+from ._powers import exact_power_problem
 
 __all__ = [
     "CertificateLimits",
@@ -37,6 +39,7 @@ __all__ = [
     "CertificateRefused",
     "LIMIT_NAMES",
     "check_content_limits",
+    "check_exact_powers",
     "parse_json",
     "parse_limit",
     "read_limited",
@@ -85,6 +88,7 @@ class CertificateLimits:
     max_pairs: int = 10_000
     max_beta: int = 1_000
     max_small_model_evaluations: int = 2_000_000
+    max_power_bits: int = 2**20  # an exact power's bits (._powers): a geometric μ's ratio over its distances, a posterior's L^a
     max_memory_mb: int = DEFAULT_BUDGET_MB  # the re-derivation's estimated peak memory (._cost), also under RLIMIT_AS
 
     def __post_init__(self) -> None:
@@ -183,8 +187,11 @@ def parse_json(raw: bytes | str, limits: CertificateLimits, *, what: str = "cert
     def inexact(value: str) -> Any:
         raise _Inexact(value)
 
+    # with no run of more than max_digits digits anywhere in the text, no integer can be too long: int() parses
+    # each, without a Python call per integer (a 10⁵-row certificate holds millions)
+    long_digits = re.search("[0-9]{%d}" % (limits.max_digits + 1), text) is not None
     try:
-        data = json.loads(text, object_pairs_hook=_pairs, parse_float=inexact, parse_constant=inexact, parse_int=integer)
+        data = json.loads(text, object_pairs_hook=_pairs, parse_float=inexact, parse_constant=inexact, parse_int=integer if long_digits else int)
     except _Duplicate as error:
         raise CertificateMalformed(f"the {what} repeats the JSON key {str(error)!r}", parameter="json", value=str(error)) from None
     except _Inexact as error:
@@ -229,6 +236,11 @@ def check_shape(data: Any, limits: CertificateLimits, *, what: str = "certificat
         elif isinstance(value, list):
             if depth < limits.max_depth and _small_ints(value, limits.max_digits):
                 continue  # a row of plain ints within max_digits: nothing below it to check
+            if depth + 1 < limits.max_depth and _small_int_rows(value, limits.max_digits):
+                size += sum(map(len, value))  # rows of them (a finite range's outputs): the rows' sizes, in one pass
+                if size > limits.max_bytes:
+                    raise too_big()
+                continue
             stack.extend((item, depth + 1) for item in value)
         elif isinstance(value, str):
             if len(value) > limits.max_string:
@@ -246,6 +258,15 @@ def _small_ints(values: list[Any], digits: int) -> bool:
     """Whether ``values`` holds only ints (not bools) of at most ``min(digits, 15)`` digits, checked in bulk."""
     bound = 10 ** min(digits, 15)
     return bool(values) and set(map(type, values)) == {int} and -bound < min(values) and max(values) < bound
+
+
+def _small_int_rows(rows: list[Any], digits: int) -> bool:
+    """Whether ``rows`` is a non-empty list of lists holding only ints (not bools) of at most ``min(digits, 15)``
+    digits, checked in bulk."""
+    if not rows or not all(type(row) is list for row in rows):
+        return False
+    flat = list(itertools.chain.from_iterable(rows))
+    return not flat or _small_ints(flat, digits)
 
 
 _RATIONAL = re.compile(r"-?([0-9]+)(?:/([0-9]+))?")
@@ -328,14 +349,25 @@ def _domain(domain: Any, limits: CertificateLimits, where: str) -> None:
         return
     kind = domain.get("kind")
     size = None
-    if kind == "IntRange" and isinstance(domain.get("lo"), int) and isinstance(domain.get("hi"), int):
-        size = domain["hi"] - domain["lo"] + 1
+    lo, hi = _bound(domain.get("lo"), limits), _bound(domain.get("hi"), limits)
+    if kind == "IntRange" and lo is not None and hi is not None:
+        size = hi - lo + 1
     elif kind == "Categories" and isinstance(domain.get("labels"), list):
         size = len(domain["labels"])
     elif kind == "Grid" and isinstance(domain.get("points"), list):
         size = len(domain["points"])
     if size is not None and size > limits.max_domain_size:
         raise _refuse("max_domain_size", f"{where} has {size} values, more than max_domain_size={limits.max_domain_size}", size)
+
+
+def _bound(value: Any, limits: CertificateLimits) -> int | None:
+    """An integer range's end as an int (a JSON integer, or ``{"integer": "digits"}`` within max_digits), else None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = value.get("integer") if isinstance(value, dict) else None
+    if isinstance(text, str) and text.lstrip("-").isdigit() and text.isascii() and len(text) <= limits.max_digits + 1:
+        return int(text)
+    return None
 
 
 _BUDGETS = {
@@ -400,6 +432,15 @@ def _derivations(predicate: dict[str, Any], limits: CertificateLimits) -> None:
             stack.extend((premise, depth + 1) for premise in (premises if isinstance(premises, list) else []))
 
 
+def check_exact_powers(predicate: Any, limits: CertificateLimits) -> None:
+    """Refuse (:class:`CertificateRefused`, naming the field and the limit) a predicate whose exact arithmetic would
+    raise a rational to a power past ``max_power_bits`` or a posterior's ``ε₀ = a/b`` with ``a > max_exponent``
+    (:mod:`._powers`); ``check`` runs it with the content limits, ``certify`` before deriving."""
+    problem = exact_power_problem(predicate, limits.max_power_bits, limits.max_exponent)
+    if problem is not None:
+        raise _refuse(problem.limit, problem.message, problem.value)
+
+
 def check_content_limits(statement: Any, limits: CertificateLimits) -> None:
     """The content limits of a statement of any shape (run before the schema); raise :class:`CertificateRefused` naming the first exceeded."""
     predicate = _member(statement, "predicate")
@@ -430,15 +471,38 @@ def check_content_limits(statement: Any, limits: CertificateLimits) -> None:
         if isinstance(items, list) and len(items) > limits.max_outputs:
             raise _refuse("max_outputs", f"mechanism.range.{key} has {len(items)} entries, more than max_outputs={limits.max_outputs}", len(items))
     _work(predicate, quality, mechanism_range, options, limits)
-    stack: list[tuple[Any, str]] = [(predicate, "predicate")]
+    check_exact_powers(predicate, limits)
+    # one pass over the rest: records per dataset and the digits of every number written as text; a place is
+    # (parent place, key) and becomes text only for the message; a list of scalars that cannot hold a number
+    # past max_digits (ints, bools, null, short strings) is passed over in bulk
+    stack: list[tuple[Any, Any]] = [(predicate, "predicate")]
     while stack:
         value, where = stack.pop()
         if isinstance(value, dict):
             for key, item in value.items():
                 if key in ("dataset1", "dataset2") and isinstance(item, list) and len(item) > limits.max_records:
-                    raise _refuse("max_records", f"{where}.{key} has {len(item)} records, more than max_records={limits.max_records}", len(item))
-                stack.append((item, f"{where}.{key}"))
+                    raise _refuse("max_records", f"{_place(where)}.{key} has {len(item)} records, more than max_records={limits.max_records}", len(item))
+                stack.append((item, (where, key)))
         elif isinstance(value, list):
-            stack.extend((item, f"{where}[{i}]") for i, item in enumerate(value))
-        elif isinstance(value, str):
-            _digits(value, limits, where)
+            if not _plain_scalars(value, limits.max_digits):
+                stack.extend((item, (where, i)) for i, item in enumerate(value))
+        elif isinstance(value, str) and len(value) > limits.max_digits:  # a shorter text holds no longer number
+            _digits(value, limits, _place(where))
+
+
+def _plain_scalars(values: list[Any], digits: int) -> bool:
+    """Whether ``values`` holds only ints, bools, None and strings of at most ``digits`` characters (no number in
+    them can exceed ``digits`` digits), checked in bulk."""
+    kinds = set(map(type, values))
+    if not kinds <= {int, bool, type(None), str}:
+        return False
+    return str not in kinds or max(len(v) for v in values if type(v) is str) <= digits
+
+
+def _place(where: Any) -> str:
+    """The text of a place built as nested ``(parent, key)`` pairs: ``predicate.claims[0].witness``."""
+    keys: list[Any] = []
+    while isinstance(where, tuple):
+        where, key = where
+        keys.append(key)
+    return str(where) + "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in reversed(keys))

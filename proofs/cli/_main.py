@@ -314,6 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--search-budget", dest="search_budget", type=bounded_int(1), default=20_000, help="exact evaluations for the certificate's witness search")
     synth.add_argument("--plot", default=None, help="write a plot (.png, .svg or .pdf) of Pr[error >= α] on prefixes of the data against the source's bound (default: no plot)")
     synth.add_argument("--budget", type=bounded_int(1), default=DEFAULT_BUDGET, help=f"refuse a run whose estimated cost exceeds this many query evaluations (default {DEFAULT_BUDGET:,})")
+    synth.add_argument("--limit", action="append", metavar="NAME=VALUE", help="raise (or lower) one certificate limit for the certificate's own checks, as expmech check --limit (e.g. max_small_model_evaluations=10000000); repeatable, with --certificate; the printed check command repeats it (default: the limits listed in the documentation's limits reference)")
     from ._audit import add_audit_parser
 
     add_audit_parser(commands)

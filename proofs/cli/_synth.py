@@ -23,6 +23,7 @@ import math
 import random
 import re
 import secrets
+import shlex
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
@@ -36,6 +37,8 @@ from expmech.spec import DATASET_SIZE, derive_epsilon
 from expmech.spec.internal import readable
 
 from ..certificate._build import certify
+from ..certificate._limits import CertificateLimits, parse_limit
+from ._check_flags import check_flags
 from ._files import check_output_path, write_atomically
 from ._progress import Progress
 from ._synth_cost import estimate_cost
@@ -65,6 +68,7 @@ class SynthOptions:
     plot: Path | None
     header: bool
     budget: int
+    limits: dict[str, int]
 
 
 def _unit_interval(text: str, name: str) -> Fraction:
@@ -92,9 +96,12 @@ def parse_options(args: Any) -> SynthOptions:
         raise UsageError(f"input={args.input!r} does not exist", parameter="input", value=args.input)
     if not source.is_file():
         raise UsageError(f"input={args.input!r} is not a file", parameter="input", value=args.input)
+    limits = dict(parse_limit(text) for text in getattr(args, "limit", None) or ())
+    if limits and certificate is None:
+        raise UsageError(f"--limit={args.limit[0]!r} bounds the certificate's checks: it needs --certificate PATH", parameter="limit", value=args.limit[0])
     return SynthOptions(
         source, args.m, args.k, epsilon, alpha, delta, args.queries, args.seed, args.pairs, args.search_budget,
-        certificate, plot, args.header, args.budget,
+        certificate, plot, args.header, args.budget, limits,
     )
 
 
@@ -191,6 +198,7 @@ def _release(options: SynthOptions, data: list[tuple[int, ...]], k: int, prefixe
             base_measure=mech.base_measure(),
             pairs=options.pairs,
             search_budget=options.search_budget,
+            limits=CertificateLimits(**options.limits),
         )
         print(f"sensitivity GS_q: {certificate.statement['predicate']['claims'][0]['status']} <= 1/n", file=out)
         if certificate.epsilon is None:
@@ -248,8 +256,10 @@ def _release(options: SynthOptions, data: list[tuple[int, ...]], k: int, prefixe
     rng: random.Random = random.Random(options.seed) if options.seed is not None else secrets.SystemRandom()
     released = mech.sample(rng=rng)
     if certificate is not None and options.certificate is not None:
-        write_atomically(options.certificate, certificate.to_json())
-        print(f"certificate written to {options.certificate}", file=out)
+        text = certificate.to_json()
+        write_atomically(options.certificate, text)
+        command = " ".join(["expmech", "check", shlex.quote(str(options.certificate)), *check_flags(text, certificate.statement, options.limits)])
+        print(f"certificate written to {options.certificate}; check it with: {command}", file=out)
     if options.plot is not None:
         plot = options.plot
         write_atomically(plot, lambda scratch: _plot(curve, mech, alpha, scratch))

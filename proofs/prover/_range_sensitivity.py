@@ -195,8 +195,15 @@ class _Pairs:
             self.counterexample = RangeWitness(**{**witness.__dict__, "claimed": self.claim})
 
 
-def _witness(quality: QualityFunction, first: Sequence[Codes], second: Sequence[Codes], outputs: Sequence[Codes]) -> RangeWitness:
-    """The spread of d over ``outputs`` on one pair, re-evaluated exactly through the public call."""
+def _witness(quality: QualityFunction, first: Sequence[Codes], second: Sequence[Codes], outputs: Sequence[Codes], change: Any = None) -> RangeWitness:
+    """The spread of d over ``outputs`` on one pair, re-evaluated exactly through the public call.
+
+    ``change``, when given, is d at every output from the exact score table (integers over one denominator): then
+    only its first largest and first smallest outputs are re-evaluated, and the spread is theirs (two outputs, not
+    every one: the same pair and outputs as evaluating all, and exact either way).
+    """
+    if change is not None and len(outputs) > 2:
+        outputs = [outputs[int(change.argmax())], outputs[int(change.argmin())]]
     d1 = tuple(decode_record(quality, c) for c in first)
     d2 = tuple(decode_record(quality, c) for c in second)
     changes = []
@@ -277,7 +284,8 @@ def _search(quality: QualityFunction, relation: Neighbours, start: int, pairs: _
                 chosen = (first, second)
                 break
         if chosen is not None:
-            pairs.offer(_witness(quality, [records[i] for i in chosen[0]], [records[i] for i in chosen[1]], outputs))
+            change = table.values[table.rows[chosen[0]]] - table.values[table.rows[chosen[1]]]
+            pairs.offer(_witness(quality, [records[i] for i in chosen[0]], [records[i] for i in chosen[1]], outputs, change))
     return ""
 
 

@@ -39,6 +39,7 @@ above ``max_evaluations``: nothing is PROVED by omission.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import operator
 import random
@@ -190,7 +191,10 @@ def _range_outputs(quality: Any, mechanism: dict[str, Any], records: list[Codes]
     rng = mechanism["range"]
     kind = rng["kind"]
     if kind == "finite":
-        return [_output(r) for r in rng["outputs"]]
+        listed = rng["outputs"]
+        if set(map(type, listed)) == {list} and set(map(type, itertools.chain.from_iterable(listed))) <= {int}:
+            return [tuple(r) for r in listed]  # rows of plain ints (a product range): what _output makes of each, in bulk
+        return [_output(r) for r in listed]
     lo = None if rng.get("lo") is None else rational_from_text(rng["lo"], name="lo")
     hi = None if rng.get("hi") is None else rational_from_text(rng["hi"], name="hi")
     if kind == "interval":  # θ of posterior sampling over [lo, hi]

@@ -1,6 +1,6 @@
 """Synthetic-data mechanism: the release alone and the release with its certificate, at growing (k, m).
 
-Run: ``python tests/benchmarks/bench_synthetic.py`` (``--quick``: up to (4, 4)).
+Run: ``python tests/benchmarks/bench_synthetic.py`` (``--quick``: up to (4, 4); ``--size 5,4``: that size only).
 Not collected by pytest.  For each (k, m), on n = 50 random k-bit records
 (halfspaces, ε = 1, α = 1/4, δ = 1/10):
 
@@ -14,6 +14,9 @@ Not collected by pytest.  For each (k, m), on n = 50 random k-bit records
   draw) and ``certify(...)`` alone (the certificate generation, part of the
   second command: z3 proof of GS_q <= 1/n, monotonicity, exact conformance,
   canonical digest).
+
+The ``check / make`` column is the ratio of the two commands' times in the same run (wall-clock, then CPU):
+``expmech check`` on the certificate over ``expmech synth … --certificate`` that made it (target: at most 1).
 
 Each figure is the median of three runs (one for the largest sizes); a command (and
 ``certify``, with its process CPU time) is
@@ -116,13 +119,15 @@ def in_process(k: int, m: int, *, repeats: int) -> tuple[int, float, Timing]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="sizes up to (4, 4) only")
+    parser.add_argument("--size", action="append", default=None, metavar="K,M", help="only this (k, m); repeatable (default: every size)")
     args = parser.parse_args()
-    sizes = [s for s in SIZES if not args.quick or s <= (4, 4)]
+    chosen = [tuple(int(v) for v in text.split(",")) for text in args.size] if args.size else SIZES
+    sizes = [s for s in chosen if not args.quick or s <= (4, 4)]
     startup = _median_seconds([sys.executable, "-m", "expmech.proofs.cli", "--version"], 3)
     print(f"start-up (`expmech --version`): {startup} s; commands: wall-clock s (CPU s, user + system)")
     print("| k | m | multisets | q-levels kept | `expmech synth` s | `expmech synth --certificate` s | `expmech check` s "
-          "| exact release s (in process) | certify s (in process) |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| check / make | exact release s (in process) | certify s (in process) |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for k, m in sizes:
         multisets = comb(2**k + m - 1, m)
         repeats = 3 if multisets < 100_000 else 1
@@ -130,7 +135,8 @@ def main() -> None:
         with_certificate, checked = command_seconds(k, m, certificate=True, repeats=repeats, check=multisets < 100_000)
         levels, release, certificate = in_process(k, m, repeats=repeats)
         shown = "—" if checked is None else str(checked)
-        print(f"| {k} | {m} | {multisets:,} | {levels} | {alone} | {with_certificate} | {shown} | {release:.2f} | {certificate} |")
+        ratio = "—" if checked is None else f"{checked.wall / with_certificate.wall:.2f} ({checked.cpu / with_certificate.cpu:.2f})"
+        print(f"| {k} | {m} | {multisets:,} | {levels} | {alone} | {with_certificate} | {shown} | {ratio} | {release:.2f} | {certificate} |")
 
 
 if __name__ == "__main__":

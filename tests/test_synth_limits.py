@@ -1,0 +1,54 @@
+"""``expmech synth --limit``: the certificate limits for the run's own checks, as ``check --limit``, and a check
+command printed with exactly the flags the written certificate needs past the default limits."""
+
+from __future__ import annotations
+
+import random
+import shlex
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from expmech.proofs.cli import main
+
+
+def _csv(path, k: int, seed: int = 1):
+    rng = random.Random(seed)
+    path.write_text("\n".join(",".join(str(rng.randint(0, 1)) for _ in range(k)) for _ in range(30)) + "\n", encoding="utf-8")
+    return path
+
+
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from([(3, 2), (5, 2)]), st.sampled_from([[], ["--limit", "max_pairs=5000"]]))
+def test_the_printed_check_command_checks_the_certificate(tmp_path_factory, capsys, size, raised):
+    """Generated sizes: the command synth prints after writing the certificate exits 0, flags included (and the run's
+    own --limit repeated); without it a certificate past the default limits is refused by check."""
+    folder = tmp_path_factory.mktemp("synth")
+    k, m = size
+    cert = folder / "c.cert.json"
+    capsys.readouterr()
+    assert main(["synth", str(_csv(folder / "bits.csv", k)), "--m", str(m), "--seed", "1", "--certificate", str(cert), *raised]) == 0
+    line = next(text for text in capsys.readouterr().out.splitlines() if "check it with: " in text)
+    argv = shlex.split(line.split("check it with: ", 1)[1])
+    assert argv[:3] == ["expmech", "check", str(cert)]
+    assert ("max_pairs=5000" in argv) == bool(raised)
+    assert main(argv[1:]) == 0
+    if len(argv) > 3 and not raised:
+        assert main(["check", str(cert)]) == 2
+
+
+def test_a_lowered_limit_refuses_the_run_naming_it(tmp_path, capsys):
+    """--limit bounds the certificate's small-model check as it bounds check's: exit 2 naming the limit."""
+    code = main(["synth", str(_csv(tmp_path / "bits.csv", 3)), "--m", "2", "--certificate", str(tmp_path / "c.json"), "--limit", "max_small_model_evaluations=10"])
+    assert code == 2 and "max_small_model_evaluations=10" in capsys.readouterr().err
+    assert not (tmp_path / "c.json").exists()
+
+
+@pytest.mark.parametrize("argv, fragment", [(["--limit", "max_outputs=10"], "needs --certificate"), (["--limit", "max_foo=1", "--certificate", "c.json"], "max_foo"), (["--limit", "max_outputs=0", "--certificate", "c.json"], "max_outputs")])
+def test_bad_limits_are_usage_errors(tmp_path, capsys, argv, fragment):
+    """A limit without a certificate, an unknown name or a value < 1: exit 2 naming it, before any work."""
+    argv = [str(tmp_path / a) if a == "c.json" else a for a in argv]
+    assert main(["synth", str(_csv(tmp_path / "bits.csv", 3)), "--m", "2", *argv]) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and "cost" not in err
