@@ -277,7 +277,7 @@ class OptimalComposition(_Curve):
     def _delta(self, epsilon: Fraction, hint: int | None = None) -> Enclosure:
         if self.exact:
             (eta, k), = self.components
-            return optimal_delta(epsilon, eta, k, hint=hint)
+            return optimal_delta(epsilon, eta, k)
         etas = [eta for eta, _ in self.components]
         total = sum(k for _, k in self.components)
         upper = optimal_delta(epsilon, max(etas), total).upper
