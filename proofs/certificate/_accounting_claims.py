@@ -24,7 +24,7 @@ from ..prover._range_sensitivity import RangeSensitivityResult, RangeWitness, ra
 from ._inputs import CertificateInputs, encode_value
 from ._smt import z3_label
 
-__all__ = ["bounded_range_claims"]
+__all__ = ["bounded_range_claims", "zcdp_claim"]
 
 
 def _pair(w: RangeWitness | None) -> dict[str, Any] | None:
@@ -73,7 +73,12 @@ def bounded_range_claims(
         "witness": _pair(result.witness) if proved else None,
         "evidence": {"solver": z3_label(), "queries": record_queries(result.queries)},
     }
-    zcdp = {
+    return [bounded, zcdp_claim(status, eta)]
+
+
+def zcdp_claim(status: str, eta: Fraction | None) -> dict[str, Any]:
+    """The ``zcdp`` claim of a mechanism whose ``bounded-range`` claim has this status and η: ρ = η²/8."""
+    return {
         "id": "zcdp",
         "statement": "zcdp",
         "status": status,
@@ -81,4 +86,3 @@ def bounded_range_claims(
         "eta": None if eta is None else rational_text(eta),
         "rho": None if eta is None else rational_text(eta * eta / 8),
     }
-    return [bounded, zcdp]
