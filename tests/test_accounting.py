@@ -283,3 +283,37 @@ def test_thousand_mechanisms_answer_within_a_second() -> None:
     epsilon = curve.epsilon(Fraction(1, 10**6))
     curve.delta(epsilon.upper)
     assert time.process_time() - start < 1.0
+
+
+def _numerical_optimum(etas: list[float], epsilon: float) -> float:
+    """max over every t_i in [−η_i, 0] of δ(ε) of the product of two-outcome pairs (scipy's differential evolution, all 2^K outcomes)."""
+    from scipy.optimize import differential_evolution
+
+    def negative(ts: list[float]) -> float:
+        total = 0.0
+        for bits in itertools.product((0, 1), repeat=len(etas)):
+            p_all = q_all = 1.0
+            for e, t, b in zip(etas, ts, bits):
+                q = math.expm1(-t) / math.expm1(e)
+                p = math.exp(t + e) * q
+                p_all, q_all = p_all * (p if b else 1 - p), q_all * (q if b else 1 - q)
+            total += max(0.0, p_all - math.exp(epsilon) * q_all)
+        return -total
+
+    found = differential_evolution(negative, [(-e * (1 - 1e-9), -e * 1e-9) for e in etas], seed=1, tol=1e-12, maxiter=300)
+    return -float(found.fun)
+
+
+@pytest.mark.parametrize("components,epsilon", [
+    (((Fraction(1, 5), 1), (Fraction(1, 2), 2)), Fraction(1, 4)),
+    (((Fraction(1, 2), 2), (Fraction(1), 1)), Fraction(1, 2)),
+    (((Fraction(1, 10), 2), (Fraction(1, 3), 2)), Fraction(1, 10)),
+    (((Fraction(1), 1), (Fraction(2), 2)), Fraction(1)),
+])
+def test_heterogeneous_lower_end_reaches_the_numerical_optimum(components: tuple, epsilon: Fraction) -> None:
+    """Different η: the enclosure holds scipy's optimum over every t_i; its lower end (an exact pair family) is within 1e-5 of it."""
+    numerical = _numerical_optimum([float(e) for e, k in components for _ in range(k)], float(epsilon))
+    got = OptimalComposition(list(components)).delta(epsilon)
+    assert numerical <= float(got.upper)
+    assert float(got.lower) <= numerical * (1 + 1e-9) + 1e-15
+    assert float(got.lower) >= numerical * (1 - 1e-5)

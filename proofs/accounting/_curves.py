@@ -9,7 +9,9 @@ Four families, each a frozen object answering ``delta(epsilon)`` and
   (2020), enclosed to relative width 1e-10.  Heterogeneous: a sound bound
   (``exact`` is False), upper = the least of the homogeneous optimum at
   ``max η``, the adaptive bound and the zCDP bound; lower = the largest
-  homogeneous optimum of a sub-family (each group alone, and all k at ``min η``).
+  homogeneous optimum of a sub-family (each group alone, and all k at ``min η``)
+  or, for δ(ε) with at most 3 groups and 40,000 count vectors, the exact δ of the
+  best two-outcome pair family found (:mod:`._heterogeneous`), if larger.
 * :class:`AdaptiveComposition` — adaptive composition (and peeling top-k):
   the moment bound on the worst two-outcome pair (Dong–Durfee–Rogers 2020's
   reduction), the Azuma bound of Durfee–Rogers (2019), the zCDP bound and pure
@@ -34,6 +36,7 @@ from expmech.spec.internal import as_rational, positive_rational
 
 from ._balls import RELATIVE_WIDTH, Enclosure, ball, endpoints, refine
 from ._optimal import MAX_TIMES, optimal_delta, optimal_delta_float
+from ._heterogeneous import pair_family_lower
 from ._moments import moment_delta, moment_epsilon
 from ._zcdp import zcdp_delta, zcdp_epsilon
 
@@ -311,7 +314,8 @@ class OptimalComposition(_Curve):
         total = sum(k for _, k in self.components)
         upper = optimal_delta(epsilon, max(etas), total).upper
         upper = min(upper, AdaptiveComposition(self.components)._upper(epsilon))
-        return Enclosure(min(_lower_delta(self.components, epsilon), upper), upper)
+        lower = max(_lower_delta(self.components, epsilon), pair_family_lower(self.components, epsilon))
+        return Enclosure(min(lower, upper), upper)
 
     def _guess(self, delta: float) -> tuple[float, int | None]:
         """Bisection on a thinned float curve, then regula falsi (Illinois) on ``ln δ(ε) − ln δ`` near ℓ*."""
