@@ -54,6 +54,9 @@ def test_epsilon_of_delta_and_adaptive(certs: dict[str, Path], capsys: pytest.Ca
     assert code == 0
     assert Fraction(adaptive["epsilon"]["upper"]) >= Fraction(plain["epsilon"]["lower"])
     assert Fraction(adaptive["epsilon"]["upper"]) == AdaptiveComposition([(Fraction(1), 3), (Fraction(1, 2), 4)]).epsilon(Fraction(1, 1000)).upper
+    named = adaptive["adaptive_bound"]
+    assert Fraction(named["bounds"][named["tightest"]]) == Fraction(adaptive["epsilon"]["upper"]) == min(Fraction(v) for v in named["bounds"].values())
+    assert "adaptive_bound" not in plain
 
 
 @pytest.mark.parametrize("extra,flag", [

@@ -27,6 +27,16 @@ def test_a_generated_page_equals_its_generator_output(tool, page):
     assert (ROOT / page).read_text(encoding="utf-8") == _tool(tool).render(), f"run: python tools/{tool}.py"
 
 
+@pytest.mark.parametrize("page", ["README.md", "docs/explanation/accounting.md"])
+def test_the_accounting_table_is_the_last_recorded_run(page):
+    """The comparison table of the README and the accounting page is what tools/gen_accounting.py writes from
+    docs/benchmarks/results/data/accounting.json (the last run of tests/benchmarks/bench_accounting.py), and the
+    plot it draws from the same file exists."""
+    tool = _tool("gen_accounting")
+    assert (ROOT / page).read_text(encoding="utf-8") == tool.render(ROOT / page), "run: python tools/gen_accounting.py"
+    assert tool.PLOT.is_file()
+
+
 def test_the_command_reference_lists_every_flag_of_every_subcommand():
     """Each subcommand has its section, and each of its options appears in it."""
     import argparse

@@ -1,8 +1,10 @@
-"""Write docs/benchmarks/index.md from the recorded benchmark results in docs/benchmarks/results/*.json.
+"""Write docs/benchmarks/index.md from the recorded benchmark results in docs/benchmarks/results/.
 
-Each results file is written by ``python tests/benchmarks/record.py SCRIPT [ARGS…]``, which runs a benchmark script and
-keeps its printed Markdown with the date, the machine and its load.  This script only lays the files out: no figure on
-the page is typed by hand.  ``tests/test_docs_generated.py`` fails while the committed page differs from its output.
+Each ``results/*.json`` is written by ``python tests/benchmarks/record.py SCRIPT [ARGS…]``, which runs a benchmark
+script and keeps its printed Markdown with the date, the machine and its load.  Each ``results/data/*.json`` is the
+figures a benchmark script writes itself (audit, accounting, domains): laid out as its own ``table`` where it has one,
+else its scalars as a list and each list of records as a table.  This script only lays the files out: no figure on the
+page is typed by hand.  ``tests/test_docs_generated.py`` fails while the committed page differs from its output.
 """
 
 from __future__ import annotations
@@ -25,6 +27,39 @@ def load() -> list[dict[str, str]]:
             raise SystemExit(f"{path.name}: missing {', '.join(missing)}")
         results.append({"file": path.name, **entry})
     return results
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, (dict, list)):
+        return "`" + json.dumps(value, ensure_ascii=False) + "`"
+    return str(value).replace("|", "\\|")
+
+
+def data_section(path: Path) -> list[str]:
+    """The Markdown of one data file: its table if it has one, else scalars as a list and record lists as tables."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    lines = [f"## Figures: {path.stem}", "", f"- file: `docs/benchmarks/results/data/{path.name}`"]
+    tables = []
+    for key, value in data.items():
+        if key == "table":
+            continue
+        if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+            columns = list(dict.fromkeys(name for item in value for name in item if not isinstance(item[name], (dict, list))))
+            tables.append((key, columns, value))
+        elif not isinstance(value, (dict, list)):
+            lines.append(f"- {key}: {_cell(value)}")
+        elif key != "curves":
+            lines.append(f"- {key}: {_cell(value)}")
+    lines.append("")
+    if isinstance(data.get("table"), str):
+        return lines + [data["table"].strip(), ""]
+    for key, columns, items in tables:
+        lines += [f"{key}:", "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+        lines += ["| " + " | ".join(_cell(item.get(name, "")) for name in columns) + " |" for item in items]
+        lines.append("")
+    return lines
 
 
 def render() -> str:
@@ -54,6 +89,8 @@ def render() -> str:
         if entry.get("note"):
             lines.append(f"- note: {entry['note']}")
         lines += ["", entry["output"].strip(), ""]
+    for path in sorted((DOCS / "results" / "data").glob("*.json")):
+        lines += data_section(path)
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -9,10 +9,14 @@ Four families, each a frozen object answering ``delta(epsilon)`` and
   (2020), enclosed to relative width 1e-10.  Heterogeneous: a sound bound
   (``exact`` is False), upper = the least of the homogeneous optimum at
   ``max η``, the adaptive bound and the zCDP bound; lower = the largest
-  homogeneous optimum of a sub-family (each group alone, and all k at ``min η``).
+  homogeneous optimum of a sub-family (each group alone, and all k at ``min η``)
+  or, for δ(ε) with at most 3 groups and 40,000 count vectors, the exact δ of the
+  best two-outcome pair family found (:mod:`._heterogeneous`), if larger.
 * :class:`AdaptiveComposition` — adaptive composition (and peeling top-k):
-  the Azuma bound of Durfee–Rogers (2019), the zCDP bound and pure ``Σ η``,
-  whichever is least; lower = the non-adaptive lower end (adaptive is no better).
+  the moment bound on the worst two-outcome pair (Dong–Durfee–Rogers 2020's
+  reduction), the Azuma bound of Durfee–Rogers (2019), the zCDP bound and pure
+  ``Σ η``, whichever is least (each named by ``bounds_delta``/``bounds_epsilon``);
+  lower = the non-adaptive lower end (adaptive is no better).
 * :class:`ZCDPComposition` — ρ-zCDP (ρ = Σ ρᵢ) converted to (ε, δ).
 """
 
@@ -32,6 +36,8 @@ from expmech.spec.internal import as_rational, positive_rational
 
 from ._balls import RELATIVE_WIDTH, Enclosure, ball, endpoints, refine
 from ._optimal import MAX_TIMES, optimal_delta, optimal_delta_float
+from ._heterogeneous import pair_family_lower
+from ._moments import moment_delta, moment_epsilon
 from ._zcdp import zcdp_delta, zcdp_epsilon
 
 __all__ = [
@@ -184,15 +190,25 @@ def _kl_bound(eta: Fraction) -> arb:
     return x - 1 - x.log()
 
 
+#: Names of the adaptive bounds, as :meth:`AdaptiveComposition.bounds_delta` reports them.
+MOMENT, AZUMA, ZCDP, PURE = "moment", "azuma", "zcdp", "pure"
+
+
 @dataclass(frozen=True)
 class AdaptiveComposition(_Curve):
     """A sound bound on adaptive composition of η-BR mechanisms (and peeling top-k).
 
-    The privacy loss is a sum of terms, each (given the past) in an interval of
-    width ηᵢ with mean at most ``m(ηᵢ)`` (:func:`_kl_bound`), so Azuma–Hoeffding
-    gives ``P[L > Σm + a] <= exp(−2a²/Σηᵢ²)`` (Durfee–Rogers 2019, Thm. 3).
-    The upper end is the least of that, the zCDP bound (zCDP composes
-    adaptively) and 0 from ``ε >= Σ η``.  The lower end is the non-adaptive one.
+    The upper end is the least of four sound bounds (:meth:`bounds_delta` names each):
+
+    * ``moment``: the Chernoff bound on the exact moment of the worst two-outcome
+      BR pair, from the reduction of Dong–Durfee–Rogers (2020) (:mod:`._moments`);
+    * ``azuma``: each loss term (given the past) lies in a window of width ηᵢ with
+      mean at most ``m(ηᵢ)`` (:func:`_kl_bound`), so Azuma–Hoeffding gives
+      ``P[L > Σm + a] <= exp(−2a²/Σηᵢ²)`` (Durfee–Rogers 2019, Thm. 3);
+    * ``zcdp``: the zCDP bound (zCDP composes adaptively);
+    * ``pure``: 0 from ``ε >= Σ η``.
+
+    The lower end is the non-adaptive one (adaptive is no better).
     """
 
     def _azuma_ends(self, epsilon: Fraction) -> tuple[Fraction, Fraction]:
@@ -203,27 +219,43 @@ class AdaptiveComposition(_Curve):
             return Fraction(1), Fraction(1)
         return endpoints((-2 * gap * gap / spread).exp())
 
+    def bounds_delta(self, epsilon: Any) -> dict[str, Fraction]:
+        """Each sound bound's upper end on δ(ε), by name (``moment``, ``azuma``, ``zcdp``, ``pure``)."""
+        eps = _epsilon_arg(epsilon)
+        return {
+            MOMENT: moment_delta(self.components, eps).upper,
+            AZUMA: refine(lambda: self._azuma_ends(eps), "the adaptive bound").upper,
+            ZCDP: zcdp_delta(self.rho, eps).upper,
+            PURE: Fraction(0) if eps >= self.total_eta else Fraction(1),
+        }
+
+    def bounds_epsilon(self, delta: Any) -> dict[str, Fraction]:
+        """Each sound bound's upper end on ε(δ), by name (``moment``, ``azuma``, ``zcdp``, ``pure``)."""
+        target = _delta_arg(delta)
+        with ctx.workprec(256):
+            mean = sum((k * _kl_bound(eta) for eta, k in self.components), arb(0))
+            spread = sum((ball(eta * eta * k) for eta, k in self.components), arb(0))
+            azuma = endpoints(mean + (spread * (1 / ball(target)).log() / 2).sqrt())[1]
+        return {
+            MOMENT: moment_epsilon(self.components, target),
+            AZUMA: azuma,
+            ZCDP: zcdp_epsilon(self.rho, target).upper,
+            PURE: self.total_eta,
+        }
+
     def _upper(self, epsilon: Fraction) -> Fraction:
-        azuma = refine(lambda: self._azuma_ends(epsilon), "the adaptive bound")
-        return min(azuma.upper, zcdp_delta(self.rho, epsilon).upper)
+        return min(self.bounds_delta(epsilon).values())
 
     def _delta(self, epsilon: Fraction, hint: int | None = None) -> Enclosure:
         upper = self._upper(epsilon)
         lower = _lower_delta(self.components, epsilon)
         return Enclosure(min(lower, upper), upper)
 
-    def _guess(self, delta: float) -> tuple[float, int | None]:
-        mean = sum(k * float(_kl_bound(eta).mid()) for eta, k in self.components)
-        spread = sum(float(eta) ** 2 * k for eta, k in self.components)
-        azuma = mean + math.sqrt(spread * math.log(1 / delta) / 2)
-        return min(azuma, float(zcdp_epsilon(self.rho, Fraction(delta)).upper), float(self.total_eta)), None
+    def _guess(self, delta: float) -> tuple[float, int | None]:  # pragma: no cover - epsilon() is closed form
+        return float(self._upper_epsilon(Fraction(delta))), None
 
     def _upper_epsilon(self, target: Fraction) -> Fraction:
-        with ctx.workprec(256):
-            mean = sum((k * _kl_bound(eta) for eta, k in self.components), arb(0))
-            spread = sum((ball(eta * eta * k) for eta, k in self.components), arb(0))
-            azuma = endpoints(mean + (spread * (1 / ball(target)).log() / 2).sqrt())[1]
-        return min(azuma, zcdp_epsilon(self.rho, target).upper, self.total_eta)
+        return min(self.bounds_epsilon(target).values())
 
     def epsilon(self, delta: Any) -> Enclosure:
         """ε(δ): the upper end from the closed forms, the lower end from the non-adaptive curve."""
@@ -277,30 +309,51 @@ class OptimalComposition(_Curve):
     def _delta(self, epsilon: Fraction, hint: int | None = None) -> Enclosure:
         if self.exact:
             (eta, k), = self.components
-            return optimal_delta(epsilon, eta, k, hint=hint)
+            return optimal_delta(epsilon, eta, k)
         etas = [eta for eta, _ in self.components]
         total = sum(k for _, k in self.components)
         upper = optimal_delta(epsilon, max(etas), total).upper
         upper = min(upper, AdaptiveComposition(self.components)._upper(epsilon))
-        return Enclosure(min(_lower_delta(self.components, epsilon), upper), upper)
+        lower = max(_lower_delta(self.components, epsilon), pair_family_lower(self.components, epsilon))
+        return Enclosure(min(lower, upper), upper)
 
     def _guess(self, delta: float) -> tuple[float, int | None]:
+        """Bisection on a thinned float curve, then regula falsi (Illinois) on ``ln δ(ε) − ln δ`` near ℓ*."""
         (eta, k), = self.components
         lo, hi = 0.0, float(eta) * k
         window: tuple[int, int] | None = None
         half = 2 * math.isqrt(k) + 10
-        for step in range(80):
+        for _ in range(12):
             mid = (lo + hi) / 2
-            coarse = step < 12
-            value, best = optimal_delta_float(mid, float(eta), k, None if coarse else window, max(1, k // 64) if coarse else 1)
+            value, best = optimal_delta_float(mid, float(eta), k, None, max(1, k // 64))
+            if best:
+                window = (best - half, best + half)
+            lo, hi = (lo, mid) if value <= delta else (mid, hi)
+
+        def gap(x: float) -> float:
+            nonlocal window
+            value, best = optimal_delta_float(x, float(eta), k, window)
             if best:  # the maximising ℓ moves little once the bracket is narrow
                 window = (best - half, best + half)
-            if value <= delta:
-                hi = mid
-            else:
-                lo = mid
-            if hi - lo <= 1e-13 * hi:
+            return (math.log(value) if value > 0 else -800.0) - math.log(delta)
+
+        g_lo, g_hi = (gap(lo) if lo > 0 else 800.0), gap(hi)
+        side = 0
+        for _ in range(60):
+            if hi - lo <= 1e-13 * hi or not (g_lo > 0 >= g_hi):
                 break
+            mid = hi - g_hi * (hi - lo) / (g_hi - g_lo)
+            if not lo < mid < hi:
+                mid = (lo + hi) / 2
+            g_mid = gap(mid)
+            if g_mid <= 0:
+                hi, g_hi = mid, g_mid
+                g_lo = g_lo / 2 if side == -1 else g_lo
+                side = -1
+            else:
+                lo, g_lo = mid, g_mid
+                g_hi = g_hi / 2 if side == 1 else g_hi
+                side = 1
         return hi, (window[0] + half if window else None)
 
     def epsilon(self, delta: Any) -> Enclosure:

@@ -25,7 +25,9 @@ exactly when ``ε >= kη``.
 
 Tails are evaluated as ``P[Bin(k,p) >= ℓ] = p^k Σ_{m <= k−ℓ} C(k,m) s^m`` with
 ``s = (1−p)/p``: a sum of positive terms, one truncated integer polynomial
-evaluated by flint, so a pass over every ``ℓ`` is O(k²) in C.
+evaluated by flint.  Only the few ``ℓ`` a float filter with a per-row error bound
+cannot separate from the best are evaluated so (:func:`_filtered_rows`): one
+vectorised O(k²) float pass and a handful of O(k) ball evaluations per δ.
 """
 
 from __future__ import annotations
@@ -71,68 +73,87 @@ def _upper_tail(success: arb, failure: arb, ell: int, k: int, poly: arb_poly) ->
     return success**k * poly.truncate(k - ell + 1)(failure / success)
 
 
-def _pmf(k: int, i: int, success: arb, failure: arb) -> arb:
-    return arb(_binomials(k)[i]) * success**i * failure ** (k - i)
+#: Relative margin by which the float filter must separate an ℓ from the best one to drop it.
+FILTER_MARGIN = 2.0**-20
+_UNIT = 2.0**-53
 
 
-def _upper_tail_bound(k: int, ell: int, success: arb, failure: arb) -> arb | None:
-    """A ball above ``P[Bin(k, x) >= ℓ]``: the terms from ℓ on fall at least by the ratio at ℓ, a geometric series; None if it does not fall."""
-    if ell >= k:
-        return _pmf(k, k, success, failure) if ell == k else arb(0)
-    ratio = arb(k - ell) * success / (arb(ell + 1) * failure)
-    if not ratio < 1:
-        return None
-    return _pmf(k, ell, success, failure) / (1 - ratio)
+def _filtered_rows(epsilon: Fraction, eta: Fraction, k: int, band: range) -> list[int]:
+    """The ℓ of ``band`` that may maximise ``f(t*_ℓ, ℓ)``; every other ℓ is proved below one of them.
+
+    At ``t = t*_ℓ`` every term of ``f`` is positive: ``P_i − e^ε Q_i = Q_i (e^{kt+iη} − e^ε)`` and
+    ``kt + iη − ε = (i − ℓ)η − t``, so ``f(ℓ) = e^ε Σ_{i>=ℓ} Q_i (e^{(i−ℓ)η − t} − 1)``, a sum of
+    positive terms.  Each is computed in float64 from correctly rounded ``t`` and ``t + η`` (exact
+    rationals rounded once) by a few ``log``/``expm1``/``exp`` (each within a few ulp) and sums of
+    at most ``k`` logarithms; its exponent's absolute error is at most ``16·u·S`` with
+    ``S`` the sum of the magnitudes added (``u = 2⁻⁵³``), computed per row.  A row whose bound is
+    above ``2⁻²⁴`` (or whose value is not finite) is kept.  Every value is then within a relative
+    ``2⁻²⁰`` of the truth, so an ℓ whose value is below ``(1 − 2⁻¹⁸)`` times the largest cannot be
+    the maximum: the caller evaluates exactly only the kept rows.
+    """
+    rows = np.arange(band.start, band.stop)
+    if rows.size <= 8:
+        return [int(r) for r in rows]
+    # t = (ε − ℓη)/(k+1) = (A − ℓB)/D in integers; int / int is correctly rounded.
+    denominator = epsilon.denominator * eta.denominator * (k + 1)
+    a, b = epsilon.numerator * eta.denominator, eta.numerator * epsilon.denominator
+    shift = eta.numerator * epsilon.denominator * (k + 1)
+    t = np.array([(a - int(ell) * b) / denominator for ell in rows])
+    s = np.array([(a - int(ell) * b + shift) / denominator for ell in rows])
+    eta_f = float(eta)
+    with np.errstate(all="ignore"):
+        log_scale = math.log(math.expm1(eta_f))
+        log_em1 = np.log(np.expm1(-t))
+        log_q = log_em1 - log_scale
+        log_1mq = -t + np.log(np.expm1(s)) - log_scale
+        i = np.arange(k + 1, dtype=float)
+        steps = np.log((k - i[1:] + 1) / i[1:])
+        log_c = np.concatenate(([0.0], np.cumsum(steps)))
+        low = int(rows[0])
+        i, log_c = i[low:], log_c[low:]
+        j = i[None, :] - rows[:, None]
+        weight = np.log(np.expm1(np.maximum(j, 0.0) * eta_f - t[:, None]))
+        terms = log_c[None, :] + i[None, :] * log_q[:, None] + (k - i[None, :]) * log_1mq[:, None] + weight
+        terms[j < 0] = -np.inf
+        top = terms.max(axis=1)
+        log_f = top + np.log(np.exp(terms - top[:, None]).sum(axis=1))
+        # the magnitudes added in any one exponent, row by row (an upper bound over i)
+        size = (
+            float(np.abs(steps).sum()) + k * (np.abs(log_q) + np.abs(log_1mq))
+            + np.maximum(np.abs(log_em1), (k - rows) * eta_f - t + 1) + k
+        )
+        error = 16 * _UNIT * size + 2 * k * _UNIT
+    trusted = np.isfinite(log_f) & np.isfinite(error) & (error <= 2.0**-24)
+    if not trusted.any():
+        return [int(r) for r in rows]
+    best = log_f[trusted].max()
+    keep = ~trusted | (log_f >= best + math.log1p(-(2.0**-18)))
+    return [int(r) for r in rows[keep]]
 
 
-def _lower_tail_bound(k: int, m: int, success: arb, failure: arb) -> arb | None:
-    """A ball above ``P[Bin(k, x) <= m]``, by the same geometric series downwards from m; None if it does not fall."""
-    if m < 0:
-        return arb(0)
-    if m == 0:
-        return failure**k
-    ratio = arb(m) * failure / (arb(k - m + 1) * success)
-    if not ratio < 1:
-        return None
-    return _pmf(k, m, success, failure) / (1 - ratio)
-
-
-def _delta_ends(epsilon: Fraction, eta: Fraction, k: int, hint: int | None) -> tuple[Fraction, Fraction]:
+def _delta_ends(epsilon: Fraction, eta: Fraction, k: int, rows: list[int]) -> tuple[Fraction, Fraction]:
+    """The exact ends of ``max_ℓ f(t*_ℓ, ℓ)`` over ``rows`` (those :func:`_filtered_rows` kept), and 0."""
     poly = arb_poly(list(_binomials(k)))
     e_eps = ball(epsilon).exp()
-    band = _band(epsilon, eta, k)
-    guess = optimal_delta_float(float(epsilon), float(eta), k)[1] if hint is None else hint
-    # The ℓ the float filter ranks first are evaluated first; any other ℓ whose
-    # geometric tail bound is below the best lower end found cannot be the maximum.
-    first = [ell for ell in range(guess - 2, guess + 3) if ell in band]
-    order = first + [ell for ell in band if ell not in first]
     lo_best, hi_best = Fraction(0), Fraction(0)
-    for ell in order:
-        t = (epsilon - ell * eta) / (k + 1)
-        p, one_minus_p, q, one_minus_q = pair_probabilities(t, eta)
-        if lo_best > 0:
-            above = _upper_tail_bound(k, ell, p, one_minus_p)
-            if above is not None and endpoints(above)[1] < lo_best:
-                continue  # f <= P[Bin(k,p) >= ℓ] < lo_best
-            below = _lower_tail_bound(k, ell - 1, q, one_minus_q)
-            if below is not None and endpoints(1 - e_eps + e_eps * below)[1] < lo_best:
-                continue  # f = 1 − e^ε + e^ε Q[Bin <= ℓ−1] − P[Bin <= ℓ−1]
-        f = _upper_tail(p, one_minus_p, ell, k, poly) - e_eps * _upper_tail(q, one_minus_q, ell, k, poly)
-        lo, hi = endpoints(f)
+    for ell in rows:
+        p, one_minus_p, q, one_minus_q = pair_probabilities((epsilon - ell * eta) / (k + 1), eta)
+        lo, hi = endpoints(_upper_tail(p, one_minus_p, ell, k, poly) - e_eps * _upper_tail(q, one_minus_q, ell, k, poly))
         lo_best, hi_best = max(lo_best, lo), max(hi_best, hi)
     return lo_best, hi_best
 
 
-def optimal_delta(epsilon: Fraction, eta: Fraction, k: int, *, hint: int | None = None) -> Enclosure:
+def optimal_delta(epsilon: Fraction, eta: Fraction, k: int) -> Enclosure:
     """An enclosure of the optimal δ(ε) of k non-adaptive η-BR mechanisms (relative width <= 1e-10).
 
     ``epsilon >= 0``, ``eta > 0`` rationals, ``1 <= k <= MAX_TIMES`` (checked by the callers).
-    ``hint``: an ℓ likely to maximise (only the order of work depends on it).
+    Only the ℓ that :func:`_filtered_rows` keeps are evaluated in balls; every other ℓ is proved below them.
     Exactly ``[0, 0]`` when ``ε >= kη``.
     """
     if epsilon >= k * eta:
         return Enclosure(Fraction(0), Fraction(0))
-    return refine(lambda: _delta_ends(epsilon, eta, k, hint), f"the optimal delta at epsilon={epsilon}, eta={eta}, k={k}")
+    rows = _filtered_rows(epsilon, eta, k, _band(epsilon, eta, k))
+    return refine(lambda: _delta_ends(epsilon, eta, k, rows), f"the optimal delta at epsilon={epsilon}, eta={eta}, k={k}")
 
 
 def optimal_delta_float(

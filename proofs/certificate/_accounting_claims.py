@@ -25,7 +25,7 @@ from ._claim_derivation import attach_derivation
 from ._inputs import CertificateInputs, encode_value
 from ._smt import z3_label
 
-__all__ = ["bounded_range_claims"]
+__all__ = ["bounded_range_claims", "zcdp_claim"]
 
 
 def _pair(w: RangeWitness | None) -> dict[str, Any] | None:
@@ -74,7 +74,12 @@ def bounded_range_claims(
         "witness": _pair(result.witness) if proved else None,
         "evidence": {"solver": z3_label(), "queries": record_queries(result.queries)},
     }
-    zcdp = {
+    return [attach_derivation(bounded, result), zcdp_claim(status, eta)]
+
+
+def zcdp_claim(status: str, eta: Fraction | None) -> dict[str, Any]:
+    """The ``zcdp`` claim of a mechanism whose ``bounded-range`` claim has this status and η: ρ = η²/8."""
+    return {
         "id": "zcdp",
         "statement": "zcdp",
         "status": status,
@@ -82,4 +87,3 @@ def bounded_range_claims(
         "eta": None if eta is None else rational_text(eta),
         "rho": None if eta is None else rational_text(eta * eta / 8),
     }
-    return [attach_derivation(bounded, result), zcdp]

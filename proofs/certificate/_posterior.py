@@ -32,6 +32,7 @@ from ._claim_derivation import attach_derivation
 from ..prover._likelihood import LikelihoodRatioResult, RatioWitness, prove_likelihood_ratio
 from ._statement import Derivation, assemble, random_record, record_queries
 from ._inputs import CertificateInputs, FiniteRange, IntervalRange, decode_output, decode_value, encode_value
+from ._posterior_range import posterior_range_claims
 from ._replay import SolverLog
 
 __all__ = ["check_ratio_evidence", "derive_posterior"]
@@ -185,6 +186,7 @@ def derive_posterior(inputs: CertificateInputs, log: SolverLog) -> Derivation:
             }
         )
         notes.append(f"no ε-DP claim: the likelihood ratio is {ratio.status} — {ratio.reason}")
+    claims += posterior_range_claims(inputs, ratio)
     return Derivation(assemble(inputs, claims, status, epsilon_text, notes), ratio, None, derived, mech)
 
 

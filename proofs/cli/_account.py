@@ -111,7 +111,7 @@ def compose(components: list[dict[str, Any]], times: list[int], *, epsilon: Frac
     curve = AdaptiveComposition(pairs) if adaptive else OptimalComposition(pairs)
     zcdp = ZCDPComposition(pairs)
     answer: dict[str, Any] = {
-        "curve": "adaptive (Durfee–Rogers Azuma bound, zCDP, pure)" if adaptive else "optimal non-adaptive (Dong–Durfee–Rogers 2020)",
+        "curve": "adaptive (least of: moment bound on the worst BR pair, Durfee–Rogers 2019 Azuma, zCDP, pure)" if adaptive else "optimal non-adaptive (Dong–Durfee–Rogers 2020)",
         "exact": (not adaptive) and len({eta for eta, _ in pairs}) == 1,
         "components": [{"digest": c["digest"], "eta": _text(c["eta"]), "eta_from": c["source"], "times": k} for c, k in zip(components, times)],
         "zcdp_rho": _text(zcdp.rho),
@@ -121,6 +121,8 @@ def compose(components: list[dict[str, Any]], times: list[int], *, epsilon: Frac
         answer["epsilon"] = _text(epsilon)
         answer["delta"] = curve.delta(epsilon).as_json()
         answer["zcdp_delta"] = zcdp.delta(epsilon).as_json()
+        if isinstance(curve, AdaptiveComposition):
+            answer["adaptive_bound"] = _least(curve.bounds_delta(epsilon))
         if witness is not None:
             answer["witness_lower_bound"] = {"delta": witness.delta(epsilon).as_json()}
     else:
@@ -128,15 +130,25 @@ def compose(components: list[dict[str, Any]], times: list[int], *, epsilon: Frac
         answer["delta"] = _text(delta)
         answer["epsilon"] = curve.epsilon(delta).as_json()
         answer["zcdp_epsilon"] = zcdp.epsilon(delta).as_json()
+        if isinstance(curve, AdaptiveComposition):
+            answer["adaptive_bound"] = _least(curve.bounds_epsilon(delta))
         if witness is not None:
             answer["witness_lower_bound"] = {"epsilon": _text(witness.epsilon_lower(delta))}
     return answer
+
+
+def _least(bounds: dict[str, Fraction]) -> dict[str, Any]:
+    """The tightest of the adaptive bounds by name, with every bound's upper end (exact rationals as strings)."""
+    name = min(bounds, key=lambda key: bounds[key])
+    return {"tightest": name, "bounds": {key: _text(value) for key, value in bounds.items()}}
 
 
 def _render_text(answer: dict[str, Any]) -> str:
     lines = [f"curve: {answer['curve']}" + ("" if answer["exact"] else " (a sound enclosure, not the exact optimum)" if "non-adaptive" in answer["curve"] else "")]
     for c in answer["components"]:
         lines.append(f"  {c['times']} × sha256:{c['digest'][:12]}…  η = {c['eta']} ({c['eta_from']})")
+    if "adaptive_bound" in answer:
+        lines.append(f"  tightest adaptive bound: {answer['adaptive_bound']['tightest']}")
     if isinstance(answer["delta"], dict):
         d = answer["delta"]
         lines.append(f"δ(ε = {answer['epsilon']}) <= {float(Fraction(d['upper'])):.6g}   enclosure [{d['lower']}, {d['upper']}]")

@@ -2,7 +2,7 @@
 
 Run: ``pip install -e ".[test]" && python tests/benchmarks/bench_audit.py``.
 Not collected by pytest.  Prints the figures and writes them as JSON
-(``docs/benchmarks/audit.json``, for the generated benchmarks page), then two Markdown tables.
+(``docs/benchmarks/results/data/audit.json``, for the generated benchmarks page), then two Markdown tables.
 
 * generated deviations: random perturbations of random exact laws at TV
   0.005–0.05 on 4–50 outcomes; the e-process's 80th-percentile stopping time
@@ -245,7 +245,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--trials", type=int, default=16, help="generated deviations")
     parser.add_argument("--null-runs", type=int, default=1000)
-    parser.add_argument("--json", default="docs/benchmarks/audit.json", help="write the figures here")
+    parser.add_argument("--json", default="docs/benchmarks/results/data/audit.json", help="write the figures here")
     parser.add_argument("--skip-campaign", action="store_true")
     args = parser.parse_args()
     figures: dict = {"alpha": ALPHA, "machine_cores": __import__("os").cpu_count()}

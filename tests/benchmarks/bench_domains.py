@@ -10,7 +10,7 @@ over ``RecordSchema(x=IntRange(0, N))`` and ``OutputSpace(r=IntRange(0, N))``,
 and its peak resident memory is the child's own ``ru_maxrss`` (``os.wait4``);
 the table gives the median of ``--runs`` runs (default 3) per command and N,
 side by side, with verify's ratios to N = 15.  The results are written as JSON
-(default ``docs/benchmarks/domains.json``).
+(default ``docs/benchmarks/results/data/domains.json``).
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def table(rows: list[dict[str, Any]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--json", default=str(REPO / "docs" / "benchmarks" / "domains.json"))
+    parser.add_argument("--json", default=str(REPO / "docs" / "benchmarks" / "results" / "data" / "domains.json"))
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="comma-separated N (default 15,1000,1000000,1000000000)")
     args = parser.parse_args()
     sizes = tuple(int(text) for text in args.sizes.split(","))
