@@ -139,6 +139,8 @@ def render() -> str:
             "re-derivation and on the small-model check, not on the kernel.",
         ]
     lines += [
+        "A posterior-sampling certificate's `bounded-range` claim (ln R by exact enumeration, or 2 ln ρ) has no kernel rule",
+        "either: it rests on `check`'s exact re-derivation; its ρ is the kernel-checked likelihood-ratio claim's.",
         "For a quality of the language, the ε of the privacy claim is the spec's formula (`2·ε₀·Δq`, or `ε₀·Δq` for a PROVED",
         "monotone q) applied to the kernel-checked Δq.",
     ]
