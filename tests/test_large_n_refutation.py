@@ -154,3 +154,18 @@ def test_refutation_completeness_beyond_20_records():
     _outcomes.clear()
     _slow()
     assert sum(_outcomes) >= MIN_REFUTED_SHARE * len(_outcomes), f"{sum(_outcomes)} of {len(_outcomes)} REFUTED"
+
+
+def test_a_claim_failing_only_at_an_astronomical_size_is_not_listed_out_of_memory():
+    """q = n·min(2**-45, n) changes by 2**-45 under add-remove; the claim 1/n fails only past n = 2**45.  The search
+    must not list a dataset of 2**45 records (it ended in MemoryError): the result is not PROVED, and no crash."""
+    import sympy
+
+    from expmech.proofs import prove_sensitivity
+    from expmech.spec import DATASET_SIZE, IntRange, OutputSpace, QualityFunction, RecordSchema, size
+
+    schema, outputs = RecordSchema(x=IntRange(0, 1)), OutputSpace(r=IntRange(0, 1))
+    quality = QualityFunction(size() * sympy.Min(sympy.Rational(1, 2**45), size()), schema=schema, outputs=outputs)
+    result = prove_sensitivity(quality, neighbours="add-remove", claimed=1 / DATASET_SIZE)
+    assert str(result.status) != "PROVED"
+    assert result.counterexample is None or len(result.counterexample.dataset2) <= 1_000_001

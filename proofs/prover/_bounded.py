@@ -100,6 +100,11 @@ class RecordUnknowns:
         return translator.number(node.args[0])
 
 
+#: The largest dataset a concrete pair may have: past it the records are not listed (a model at n = 2**45 would
+#: make a list of 2**45 records and end in MemoryError), so the search gives no pair there.
+LARGEST_PAIR = 1_000_000
+
+
 def find_pair(
     prover: Prover,
     size: int,
@@ -119,6 +124,8 @@ def find_pair(
     replace = prover.neighbours is Neighbours.REPLACE_ONE
     if replace and size < 1:
         return None
+    if size > LARGEST_PAIR:
+        return None  # a pair this large cannot be listed (nor written to a certificate): no concrete counterexample
     others = size - 1 if replace else size
     shape = pattern if pattern is not None else patterns(others)[0]
     if sum(shape) != others:
