@@ -78,7 +78,7 @@ def _distance(predicate: dict[str, Any], measure: dict[str, Any], span: dict[str
     found = [1]
     found += [abs(b) for b in measure.get("breakpoints", []) if isinstance(b, int) and not isinstance(b, bool)]
     found += [m for m in (_magnitude(span.get("lo")), _magnitude(span.get("hi"))) if m is not None]
-    quality = predicate.get("quality") if isinstance(predicate.get("quality"), dict) else {}
+    quality: dict[str, Any] = predicate["quality"] if isinstance(predicate.get("quality"), dict) else {}
     for side in ("schema", "outputs"):
         pairs = quality.get(side)
         for pair in pairs if isinstance(pairs, list) else []:
@@ -111,14 +111,14 @@ def _posterior(predicate: dict[str, Any], span: dict[str, Any], max_exponent: in
     quality = predicate.get("quality")
     if not isinstance(quality, dict) or quality.get("kind") != "log-likelihood" or span.get("kind") == "interval":
         return None
-    mechanism = predicate.get("mechanism") if isinstance(predicate.get("mechanism"), dict) else {}
+    mechanism: dict[str, Any] = predicate["mechanism"] if isinstance(predicate.get("mechanism"), dict) else {}
     text = mechanism.get("epsilon0")
     match = _RATIONAL.fullmatch(text) if isinstance(text, str) else None
     if match is None or int(match.group(1)) <= max_exponent:
         return None
     power = int(match.group(1))
     message = (
-        f"mechanism.epsilon0={_short(text)!r}: posterior sampling raises every likelihood to the power a = {_short(str(power))} "
+        f"mechanism.epsilon0={_short(str(text))!r}: posterior sampling raises every likelihood to the power a = {_short(str(power))} "
         f"(ε₀ = a/b), above max_exponent={max_exponent}"
     )
     return PowerProblem("max_exponent", message, power)
