@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 import sympy
+from sympy.logic.boolalg import ITE
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
 from ._domains import Categories
@@ -467,4 +468,7 @@ def _compile_node(expr: sympy.Basic) -> Evaluator:
         return lambda env, records: any(p(env, records) for p in parts)
     if isinstance(expr, sympy.Not):
         return lambda env, records: not parts[0](env, records)
+    if isinstance(expr, ITE):  # sympy's rewriting of some conditions: the taken branch alone is evaluated
+        test, then, other = parts
+        return lambda env, records: then(env, records) if test(env, records) else other(env, records)
     raise InvalidArgument(f"cannot evaluate {type(expr).__name__}", parameter="expr", value=expr)  # pragma: no cover

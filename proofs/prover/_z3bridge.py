@@ -28,6 +28,7 @@ from typing import Any
 
 import sympy
 import z3
+from sympy.logic.boolalg import ITE
 
 from expmech.spec import Count, InvalidArgument, Mean, Size, Total
 
@@ -466,6 +467,9 @@ class Translator:
             for value, cond in reversed(branches[:-1]):
                 result = z3.If(cond, value, result)
             return result
+        if isinstance(e, ITE):  # sympy writes some Piecewise conditions as ITE(c, a, b): a if c else b
+            test, then, other = (self.condition(a) for a in e.args)
+            return z3.If(test, then, other)
         if isinstance(e, sympy.And | sympy.Or | sympy.Not):
             parts = [self.condition(a) for a in e.args]
             if isinstance(e, sympy.Not):
@@ -537,6 +541,9 @@ class Translator:
                 cond = self.condition(pair.cond)
                 result = z3.Or(self.undefined(pair.cond), z3.If(cond, self.undefined(pair.expr), result))
             return result
+        if isinstance(e, ITE):  # only the branch taken is evaluated
+            test, then, other = e.args
+            return z3.Or(self.undefined(test), z3.If(self.condition(test), self.undefined(then), self.undefined(other)))
         if isinstance(e, sympy.And | sympy.Or):
             result = false
             for arg in reversed(e.args):
