@@ -1,5 +1,7 @@
 """The expmech command: exit codes, formats, targets, certify and check."""
 
+import contextlib
+import io
 import json
 import pathlib
 import subprocess
@@ -9,6 +11,7 @@ import xml.etree.ElementTree as ET
 from importlib import resources
 
 import jsonschema
+import pytest
 
 from expmech.impl import WRONG_CATALOGUE
 from expmech.proofs.cli import main
@@ -146,26 +149,37 @@ def test_pyproject_target(tmp_path, capsys, monkeypatch):
     assert str(tmp_path) not in out
 
 
-def test_certify_then_check(tmp_path, capsys):
+@pytest.fixture(scope="module")
+def certified_catalogue(tmp_path_factory):
+    """``expmech certify expmech.impl:CATALOGUE -o DIR`` run once for the module: (exit code, stdout, DIR)."""
+    folder = tmp_path_factory.mktemp("certified")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = main(["certify", "expmech.impl:CATALOGUE", "-o", str(folder)])
+    return code, out.getvalue(), folder
+
+
+def test_certify_then_check(certified_catalogue, capsys):
     """certify writes certificates and Markdown/HTML reports with a plot; check re-verifies them."""
-    code, out, _ = run(["certify", "expmech.impl:CATALOGUE", "-o", str(tmp_path)], capsys)
+    code, _, folder = certified_catalogue
     assert code == 0
     for stem in ("median", "synthetic-data"):
-        assert (tmp_path / f"{stem}.cert.json").is_file()
-        assert (tmp_path / f"{stem}.md").read_text().startswith(f"# {stem} — PROVED")
-        html = (tmp_path / f"{stem}.html").read_text()
+        assert (folder / f"{stem}.cert.json").is_file()
+        assert (folder / f"{stem}.md").read_text().startswith(f"# {stem} — PROVED")
+        html = (folder / f"{stem}.html").read_text()
         assert "data:image/png;base64," in html
-        assert (tmp_path / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
-    code, out, _ = run(["check", str(tmp_path / "median.cert.json"), str(tmp_path / "mode.cert.json")], capsys)
+        assert (folder / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
+    code, out, _ = run(["check", str(folder / "median.cert.json"), str(folder / "mode.cert.json")], capsys)
     assert code == 0 and out.count("OK ") == 2
 
 
-def test_check_reports_a_tampered_certificate(tmp_path, capsys):
+def test_check_reports_a_tampered_certificate(tmp_path, capsys, certified_catalogue):
     """A tampered certificate makes `expmech check` exit 1 and name the problem."""
     assert run(["certify", "expmech.impl:catalogue_entry", "-o", str(tmp_path)], capsys)[0] == 2  # not a mechanism
-    assert run(["certify", "expmech.impl:CATALOGUE", "-o", str(tmp_path)], capsys)[0] == 0
+    assert certified_catalogue[0] == 0
     path = tmp_path / "median.cert.json"
-    text = path.read_text().replace('"epsilon0": "1/2"', '"epsilon0": "1/3"')
+    text = (certified_catalogue[2] / "median.cert.json").read_text().replace('"epsilon0": "1/2"', '"epsilon0": "1/3"')
+    assert '"epsilon0": "1/3"' in text
     path.write_text(text)
     code, out, _ = run(["check", str(path)], capsys)
     assert code == 1 and "INVALID" in out and "digest:" in out
