@@ -73,6 +73,6 @@ def test_the_share_can_fail(monkeypatch):
 
     monkeypatch.setattr(_sensitivity, "search_sizes", small)
     monkeypatch.setattr(_sensitivity, "symbolic_pair", lambda *args, **options: None)  # and no query with n unknown
-    share, _ = _share(60, 0)
+    share, _ = _share(30, 0)  # 30 derandomised examples: the mutant refutes 83 % of them (measured), far below 95 %
     print(f"mutant (search up to 3 records): {share:.1%} REFUTED")
     assert share < 0.95
