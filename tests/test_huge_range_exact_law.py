@@ -205,3 +205,20 @@ def test_a_bool_record_is_refused_in_a_list_of_ints():
     mech = ExponentialMechanism(median(-(2**70), 2**70), epsilon=1, outputs=OutputSpace(r=IntRange(-(2**70), 2**70)))
     with pytest.raises(InvalidType, match=r"dataset\[0\]"):
         mech.scores([True, 2])
+
+
+def test_a_probability_too_small_to_enclose_is_refused_by_name_and_still_compares_exactly():
+    """p(lo) = e^{−ε·2**200}/Z: a rational enclosure would need a 2**200-bit power of two, so enclose raises
+    PrecisionExhausted (an ExpMechError, not an OverflowError); exact comparisons and float() still work."""
+    import pytest
+
+    from expmech.spec import ExpMechError, PrecisionExhausted
+
+    lo, hi = -(2**200), 2**200
+    schema, outputs = RecordSchema(x=IntRange(lo, hi)), OutputSpace(r=IntRange(lo, hi))
+    slope = QualityFunction(-sympy.Abs(outputs["r"] - count(schema["x"] >= 0)), schema=schema, outputs=outputs)
+    p = ExponentialMechanism(slope, epsilon=1, outputs=outputs).distribution([1, -1]).probability(lo)
+    assert 0 < p < Fraction(1, 10**100) and float(p) == 0.0
+    with pytest.raises(PrecisionExhausted, match="enclosure") as raised:
+        p.enclose(30)
+    assert isinstance(raised.value, ExpMechError)
