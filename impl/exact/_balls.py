@@ -35,10 +35,24 @@ def ball_endpoints(ball: arb) -> tuple[Fraction, Fraction]:
     return (mid - rad, mid + rad)
 
 
+#: Largest power of two (in bits) an exact enclosure endpoint may carry: past it, refused (PrecisionExhausted).
+MAX_ENDPOINT_BITS = 1 << 28
+
+
 def _exact_fraction(value: arb) -> Fraction:
-    """The exact rational value of an exact (radius-zero) ball such as ``x.mid()``."""
+    """The exact rational value of an exact (radius-zero) ball such as ``x.mid()``.
+
+    Raises :class:`PrecisionExhausted` for a value such as ``e^(−2**199)``, whose
+    binary exponent is past :data:`MAX_ENDPOINT_BITS`: no rational of that size
+    can be written down (Python refuses or runs out of memory).
+    """
     mantissa, exponent = value.man_exp()
     mantissa_int, exponent_int = int(mantissa), int(exponent)
+    if abs(exponent_int) > MAX_ENDPOINT_BITS:
+        raise PrecisionExhausted(
+            f"a rational enclosure of a value near 2^{exponent_int + mantissa_int.bit_length()} would need a power of two "
+            f"of {abs(exponent_int)} bits (more than {MAX_ENDPOINT_BITS}); compare it exactly instead"
+        )
     if exponent_int >= 0:
         return Fraction(mantissa_int << exponent_int)
     return Fraction(mantissa_int, 1 << -exponent_int)

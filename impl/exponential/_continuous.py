@@ -349,7 +349,13 @@ class ContinuousDistribution:
         return self._ratio(_lattice(self._pieces, self._mechanism.epsilon, expectation=True))
 
     def optimum(self) -> Fraction:
-        """``OPT = sup q(d, r)`` over the support of μ (a supremum, perhaps approached at a breakpoint)."""
+        """``OPT = ess sup q(d, r)`` over μ (a supremum, perhaps approached at a breakpoint).
+
+        Essential: the law has a density, so q at an isolated point (a μ-null
+        set, say ``Eq(r, c)``) is not seen; the source's Lemma 1 and Theorem 2
+        hold with any constant in place of OPT, so they hold with this one.
+        Over the integers (:class:`CountableDistribution`) every point counts.
+        """
         p = self._pieces
         values = []
         for end, end_inf in ((p.hi, p.hi_inf), (p.lo, p.lo_inf)):

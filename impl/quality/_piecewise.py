@@ -38,7 +38,7 @@ from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 from expmech.spec import Count, IntRange, InvalidArgument, Mean, QualityError, QualityFunction, RationalRange, Size, Total
 from expmech.spec.internal import describe
 
-from ..exact._rationals import RationalArray, concatenate, from_floats, take_along, where
+from ..exact._rationals import RationalArray, concatenate, from_floats, integer_array, take_along, where
 
 __all__ = ["PiecewiseLinear", "analyse", "dataset_columns", "interior_point", "refine"]
 
@@ -536,6 +536,28 @@ def interior_point(lo: Fraction | None, hi: Fraction | None, integer: bool = Fal
     return lo + 1 if hi is None else (lo + hi) / 2
 
 
+def _bulk_array(dataset: Any) -> np.ndarray | None:
+    """``dataset`` as one exact numpy array, or None (then it goes record by record).
+
+    A numpy array of integers or floats is taken as it is.  A list, a tuple or
+    a one-dimensional object array is taken only when its values are all integers (bools excluded: an int64
+    array, or Python ints past int64) or all floats: ``np.asarray`` would
+    promote ints on both sides of ``2**63``, or ints beside floats, to float64,
+    rounding every integer past ``2**53``.
+    """
+    if isinstance(dataset, np.ndarray) and dataset.dtype != object:
+        return dataset if dataset.dtype.kind in "iuf" else None
+    if isinstance(dataset, np.ndarray) and dataset.ndim == 1:  # Python ints past int64, say
+        dataset = dataset.tolist()
+    if not isinstance(dataset, list | tuple) or not dataset:
+        return None
+    if all(isinstance(value, int | np.integer) and not isinstance(value, bool) for value in dataset):
+        return integer_array([int(value) for value in dataset])
+    if all(isinstance(value, float) for value in dataset):  # float64 values, numpy's included
+        return np.asarray(dataset, dtype=np.float64)
+    return None
+
+
 def dataset_columns(quality: QualityFunction, dataset: Any) -> tuple[dict[sympy.Symbol, RationalArray], int]:
     """The exact per-field columns of a dataset and its size, validating every record.
 
@@ -547,15 +569,16 @@ def dataset_columns(quality: QualityFunction, dataset: Any) -> tuple[dict[sympy.
     if len(items) == 1 and not isinstance(dataset, str | bytes):
         name, symbol, domain = items[0]
         bounds = domain.bounds()
-        numeric = isinstance(domain, IntRange | RationalRange)
-        try:
-            array = np.asarray(dataset)
-        except (ValueError, TypeError):
-            array = None
-        if numeric and array is not None and array.ndim == 1 and array.size and array.dtype.kind in "iuf":
+        array = _bulk_array(dataset) if isinstance(domain, IntRange | RationalRange) else None
+        if array is not None and array.ndim == 1 and array.size and array.dtype.kind in "iufO":
             if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
                 quality.encode_dataset(list(dataset))  # raises, naming the first bad record
-            column = from_floats(array) if array.dtype.kind == "f" else RationalArray(array.astype(np.int64) if array.dtype.kind != "u" or array.max() < 2**62 else array.astype(object))
+            if array.dtype.kind == "f":
+                column = from_floats(array)
+            elif array.dtype.kind == "O":
+                column = RationalArray(array)
+            else:
+                column = RationalArray(array.astype(np.int64) if array.dtype.kind != "u" or array.max() < 2**62 else array.astype(object))
             lo, hi = bounds
             bad = np.zeros(array.shape, dtype=bool)
             if lo is not None:
