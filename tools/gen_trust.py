@@ -139,9 +139,9 @@ def render() -> str:
             "re-derivation and on the small-model check, not on the kernel.",
         ]
     lines += [
-        "The `privacy`, `zcdp` and `posterior-range` claims (a posterior-sampling certificate's `bounded-range`) are concluded",
+        "The `privacy`, `zcdp`, `posterior-range` (a posterior-sampling certificate's `bounded-range`) and `truthfulness` claims are concluded",
         "from the certificate's other claims: the kernel takes each premise's bound only from that claim's derivation, which it",
-        "accepts itself, and checks the conclusion (ε >= 2·ε₀·Δq or ε₀·Δq, ρ >= η²/8, e^Δ̂ >= R) by exact arithmetic; a",
+        "accepts itself, and checks the conclusion (ε >= 2·ε₀·Δq or ε₀·Δq, ρ >= η²/8, e^Δ̂ >= R, the auction's utilities) by exact arithmetic; a",
         "premise it does not accept rejects the conclusion. `check` binds what the kernel cannot see to the certificate's",
         "inputs: ε₀, and the outputs of positive base measure a posterior's ln R is enumerated over.",
     ]
