@@ -46,7 +46,7 @@ j = sympy.Symbol("j", integer=True, positive=True)
 
 
 #: The prefixes of the rules of the claims other than sensitivity.
-_OTHER_CLAIMS = ("monotone-", "range-", "normaliser-", "ratio-", "truthful-")
+_OTHER_CLAIMS = ("monotone-", "range-", "normaliser-", "ratio-", "truthful-", "privacy-", "zcdp-")
 
 
 def _eq(lhs: sympy.Basic, rhs: sympy.Basic) -> sympy.Basic:
@@ -532,7 +532,140 @@ RATIO_CLIPPED = _rule(
     "",
 )
 
-RULE_STATEMENTS: tuple[Statement, ...] = (DATA_FREE, LINEAR, SIZE_ONLY, SUM, SCALE, ABS, MAX_MIN, PIECEWISE, JOINT, WEAKEN, *MONOTONE_STATEMENTS, *RANGE_STATEMENTS, NORMALISER_TRANSLATE, RATIO_CLIPPED)
+# Claims concluded from the certificate's other claims (claims "privacy", "zcdp", "posterior-range"): the kernel reads
+# each premise's bound from that claim's accepted derivation.  d = q(D, y) − q(D′, y), L = ln Z(D′) − ln Z(D).
+
+e0, eta = sympy.symbols("epsilon_0 eta", positive=True)
+dy, dy2, Lz, E, rho_z = sympy.symbols("d d′ L epsilon rho", real=True)
+qy, qy2 = sympy.symbols("q_D q_D′", real=True)
+ZD, ZD2, cr, er, kr_ = sympy.symbols("Z_D Z_D′ c e_c k_c", positive=True)
+Dh = sympy.Symbol("Delta_hat", nonnegative=True)
+_LOSS = ProofStep(
+    "the privacy loss at y: the ratio of the two densities, in logs",
+    _eq(sympy.log(sympy.exp(e0 * qy) / ZD) - sympy.log(sympy.exp(e0 * qy2) / ZD2), e0 * (qy - qy2) + sympy.log(ZD2) - sympy.log(ZD)),
+)
+_SENSITIVITY = Hypothesis("sensitivity", "|d(y)| <= Δq at every output y and n: the certificate's sensitivity claim, accepted by the kernel", _le(dy, Dd))
+_NORMALISER = Hypothesis("normaliser-factor", "each term e^{ε₀ q(D′, y)} <= e^{ε₀ Δq}·e^{ε₀ q(D, y)}, so L <= ε₀·Δq (the source's privacy proof)", _le(Lz, e0 * Dd))
+
+
+def _privacy(name: str, title: str, hypotheses: tuple[Hypothesis, ...], steps: tuple[ProofStep, ...], note: str = "") -> Statement:
+    return _rule(name, title, hypotheses, "ln p_D(y) − ln p_D′(y) = ε₀·d(y) + L <= ε for every output y: the mechanism is ε-DP", (_LOSS, *steps), note)
+
+
+PRIVACY_STATEMENTS: tuple[Statement, ...] = (
+    _privacy(
+        "privacy-double",
+        "The privacy theorem: ε >= 2·ε₀·Δq",
+        (_SENSITIVITY, _NORMALISER, Hypothesis("dominates", "2·ε₀·Δq <= ε at every n (exact, or a z3 query over n)", _le(2 * e0 * Dd, E))),
+        (ProofStep("weights ε₀, 1, 1", _le(e0 * dy + Lz, E), "combination", (_le(dy, Dd), _le(Lz, e0 * Dd), _le(2 * e0 * Dd, E)), (e0, 1, 1)),),
+    ),
+    _privacy(
+        "privacy-monotone",
+        "A monotone q: ε >= ε₀·Δq",
+        (
+            Hypothesis("one-sign", "0 <= d(y) <= Δq at every y (the other sign is the pair reversed): an accepted monotonicity claim", _le(dy, Dd)),
+            Hypothesis("normaliser-between", "then Z(D′) <= Z(D) <= e^{ε₀ Δq}·Z(D′): −ε₀·Δq <= L <= 0", _le(Lz, 0)),
+            Hypothesis("dominates", "ε₀·Δq <= ε", _le(e0 * Dd, E)),
+        ),
+        (
+            ProofStep("the loss is at most ε", _le(e0 * dy + Lz, E), "combination", (_le(dy, Dd), _le(Lz, 0), _le(e0 * Dd, E)), (e0, 1, 1)),
+            ProofStep("and at least −ε", _le(-(e0 * dy + Lz), E), "combination", (_le(-dy, 0), _le(-Lz, e0 * Dd), _le(e0 * Dd, E)), (e0, 1, 1)),
+        ),
+        "Under replace-one the monotonicity claim is 'uniform': d(y) is one constant c, Z(D) = e^{ε₀ c}·Z(D′) and the loss is 0.",
+    ),
+    _privacy(
+        "privacy-normaliser",
+        "A normaliser the same for every dataset: ε >= ε₀·Δq",
+        (_SENSITIVITY, Hypothesis("invariant", "Z(D) = Z(D′): an accepted normaliser claim (bound to the mechanism's μ and range by check)", _eq(Lz, 0)),
+         Hypothesis("dominates", "ε₀·Δq <= ε", _le(e0 * Dd, E))),
+        (ProofStep("weights ε₀, 1", _le(e0 * dy + 0, E), "combination", (_le(dy, Dd), _le(e0 * Dd, E)), (e0, 1)),),
+    ),
+    _privacy(
+        "privacy-ratio",
+        "Posterior sampling: ε = k·ln e >= 2·ε₀·ln c",
+        (
+            Hypothesis("ratio", "|d(θ)| <= ln c: the accepted likelihood-ratio claim", _le(dy, sympy.log(cr))),
+            Hypothesis("normaliser-factor", "L <= ε₀·ln c, as in the privacy theorem", _le(Lz, e0 * sympy.log(cr))),
+            Hypothesis("powers", "e^k >= c^(2ε₀), compared exactly as integer powers; ln is increasing, so k·ln e >= 2·ε₀·ln c",
+                       _le(2 * e0 * sympy.log(cr), kr_ * sympy.log(er))),
+        ),
+        (
+            ProofStep("ln of a power", _eq(sympy.log(cr ** (2 * e0)), 2 * e0 * sympy.log(cr))),
+            ProofStep("weights ε₀, 1, 1", _le(e0 * dy + Lz, kr_ * sympy.log(er)), "combination",
+                      (_le(dy, sympy.log(cr)), _le(Lz, e0 * sympy.log(cr)), _le(2 * e0 * sympy.log(cr), kr_ * sympy.log(er))), (e0, 1, 1)),
+        ),
+    ),
+    _rule(
+        "zcdp-range",
+        "η-bounded range gives η²/8-zCDP",
+        (
+            Hypothesis("range", "d(y₁) − d(y₂) <= Δ̂ for every pair of outputs: the accepted range claim", _le(dy - dy2, Dh)),
+            Hypothesis("br-zcdp", "an η-bounded-range mechanism is η²/8-zCDP (Cesar–Rogers 2021, Lemma 3.2), and ρ-zCDP for every ρ above"),
+            Hypothesis("dominates", "(ε₀·Δ̂)²/8 <= ρ, exactly", _le((e0 * Dh) ** 2 / 8, rho_z)),
+        ),
+        "the mechanism is ρ-zCDP",
+        (ProofStep("the loss spreads over at most η = ε₀·Δ̂ (the normaliser term is the same at every output)", _le(e0 * dy - e0 * dy2, e0 * Dh), "combination", (_le(dy - dy2, Dh),), (e0,)),),
+        "",
+    ),
+    _rule(
+        "range-enumerate",
+        "A posterior's range sensitivity by enumeration: Δ̂ >= ln R",
+        (
+            Hypothesis("enumerated", "R >= max_θ r(θ) / min_θ r(θ) for every record (pair), r = ℓ(x, θ)/ℓ(x′, θ) (add-remove: ℓ(x, θ)), "
+                       "each ℓ > 0 evaluated exactly by the spec over every record and the θ of positive μ", _le(qy - qy2, sympy.log(cr))),
+            Hypothesis("series", "e^Δ̂ >= Σ_{k<=K} Δ̂^k/k! >= R (every term >= 0 for Δ̂ >= 0), so ln R <= Δ̂", _le(sympy.log(cr), Dh)),
+        ),
+        "d(θ₁) − d(θ₂) <= Δ̂ for every n (the other records cancel)",
+        (
+            ProofStep("the other records' sum S cancels", _eq((S + sympy.log(ZD)) - (S + sympy.log(ZD2)), sympy.log(ZD) - sympy.log(ZD2))),
+            ProofStep("the series of e^x", _eq(sympy.Sum(x**k / sympy.factorial(k), (k, 0, sympy.oo)), sympy.exp(x))),
+            ProofStep("weights 1, 1", _le(qy - qy2, Dh), "combination", (_le(qy - qy2, sympy.log(cr)), _le(sympy.log(cr), Dh)), (1, 1)),
+        ),
+        "",
+    ),
+    _rule(
+        "range-ratio-double",
+        "A posterior's range sensitivity from its likelihood ratio: Δ̂ >= 2·ln c",
+        (
+            Hypothesis("ratio", "|d(θ)| <= ln c: the accepted likelihood-ratio claim", _le(dy, sympy.log(cr))),
+            Hypothesis("series", "e^Δ̂ >= c², by a partial sum of the series of e^Δ̂", _le(sympy.log(cr**2), Dh)),
+        ),
+        "d(θ₁) − d(θ₂) <= Δ̂",
+        (
+            ProofStep("ln c² = 2·ln c", _eq(sympy.log(cr**2), 2 * sympy.log(cr))),
+            ProofStep("weights 1, 1, 1", _le(dy - dy2, Dh), "combination", (_le(dy, sympy.log(cr)), _le(-dy2, sympy.log(cr)), _le(2 * sympy.log(cr), Dh)), (1, 1, 1)),
+        ),
+        "",
+    ),
+)
+
+# Truthfulness (claim "truthfulness"): the posted-price auction with an ε-DP price (statement "auctions").
+
+Pb, Pv, ub, uv, Ev, Bt = sympy.symbols("P_b P_v u_b u_v E_v B", nonnegative=True)
+eps_t = sympy.Symbol("epsilon", nonnegative=True)
+
+TRUTHFUL_POSTED_PRICE = _rule(
+    "truthful-posted-price",
+    "An ε-DP posted price makes truthful bidding (e^ε − 1)·B-dominant",
+    (
+        Hypothesis("privacy", "P_b(p) <= e^ε·P_v(p) at every price: the accepted privacy claim, bids that differ in bidder i's being neighbours",
+                   _le(Pb, sympy.exp(eps_t) * Pv)),
+        Hypothesis("posted-price", "u(v, b, p) = (v − p)·1[b >= p], enumerated by the kernel "
+                   "over every value, report and price (u(v, v, p) >= 0, u(v, b, p) <= u(v, v, p))", _le(ub, uv)),
+        Hypothesis("bounded", "u(v, v, p) <= U <= B at every price, so E[u | v] <= B", _le(Ev, Bt)),
+    ),
+    "E[u | b] − E[u | v] <= (e^ε − 1)·E[u | v] <= (e^ε − 1)·B",
+    (
+        ProofStep("at each price the report's utility is at most the truthful one, weighted by P_b(p) >= 0", _le(Pb * ub, Pb * uv), "combination", (_le(ub, uv),), (Pb,)),
+        ProofStep("and P_b(p) <= e^ε·P_v(p), weighted by u(v, v, p) >= 0", _le(Pb * uv, sympy.exp(eps_t) * Pv * uv), "combination", (_le(Pb, sympy.exp(eps_t) * Pv),), (uv,)),
+        ProofStep("summed over prices, E[u | b] <= e^ε·E[u | v]; and E[u | v] <= B, weighted by e^ε − 1 >= 0", _le((sympy.exp(eps_t) - 1) * Ev, (sympy.exp(eps_t) - 1) * Bt),
+                  "combination", (_le(Ev, Bt),), (sympy.exp(eps_t) - 1,)),
+    ),
+    "The hypotheses of statement `auctions`, checked by the kernel on the certificate's own quality and grids.",
+)
+
+RULE_STATEMENTS: tuple[Statement, ...] = (DATA_FREE, LINEAR, SIZE_ONLY, SUM, SCALE, ABS, MAX_MIN, PIECEWISE, JOINT, WEAKEN, *MONOTONE_STATEMENTS, *RANGE_STATEMENTS, NORMALISER_TRANSLATE, RATIO_CLIPPED,
+                                          *PRIVACY_STATEMENTS, TRUTHFUL_POSTED_PRICE)
 
 
 def rule_statement(rule: str) -> Statement:

@@ -41,7 +41,7 @@ _NEED_NOT = [
 
 
 #: Every kind of claim a derivation can be written for (the derivation's ``claim`` field), in the certificate's words.
-_KINDS = ("sensitivity", "monotonicity", "range-sensitivity", "normaliser", "likelihood-ratio", "truthfulness")
+_KINDS = ("sensitivity", "monotonicity", "range-sensitivity", "normaliser", "likelihood-ratio", "privacy", "zcdp", "posterior-range", "truthfulness")
 
 
 def _words(kinds: list[str]) -> str:
@@ -139,10 +139,11 @@ def render() -> str:
             "re-derivation and on the small-model check, not on the kernel.",
         ]
     lines += [
-        "A posterior-sampling certificate's `bounded-range` claim (ln R by exact enumeration, or 2 ln ρ) has no kernel rule",
-        "either: it rests on `check`'s exact re-derivation; its ρ is the kernel-checked likelihood-ratio claim's.",
-        "For a quality of the language, the ε of the privacy claim is the spec's formula (`2·ε₀·Δq`, or `ε₀·Δq` for a PROVED",
-        "monotone q) applied to the kernel-checked Δq.",
+        "The `privacy`, `zcdp`, `posterior-range` (a posterior-sampling certificate's `bounded-range`) and `truthfulness` claims are concluded",
+        "from the certificate's other claims: the kernel takes each premise's bound only from that claim's derivation, which it",
+        "accepts itself, and checks the conclusion (ε >= 2·ε₀·Δq or ε₀·Δq, ρ >= η²/8, e^Δ̂ >= R, the auction's utilities) by exact arithmetic; a",
+        "premise it does not accept rejects the conclusion. `check` binds what the kernel cannot see to the certificate's",
+        "inputs: ε₀, and the outputs of positive base measure a posterior's ln R is enumerated over.",
     ]
     lines += [
         "",

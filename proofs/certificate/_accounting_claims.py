@@ -22,6 +22,7 @@ from expmech.spec import QualityFunction, rational_text
 from .._outcome import Status
 from ..prover._range_sensitivity import RangeSensitivityResult, RangeWitness, range_sensitivity_given
 from ._claim_derivation import attach_derivation
+from ._conclusion_derivations import attach_zcdp
 from ._inputs import CertificateInputs, encode_value
 from ._smt import z3_label
 
@@ -74,7 +75,7 @@ def bounded_range_claims(
         "witness": _pair(result.witness) if proved else None,
         "evidence": {"solver": z3_label(), "queries": record_queries(result.queries)},
     }
-    return [attach_derivation(bounded, result), zcdp_claim(status, eta)]
+    return attach_zcdp([attach_derivation(bounded, result), zcdp_claim(status, eta)], inputs)
 
 
 def zcdp_claim(status: str, eta: Fraction | None) -> dict[str, Any]:

@@ -45,6 +45,7 @@ from .._outcome import Status
 from ..prover import MonotonicityResult, SensitivityResult, Witness, prove_monotone, prove_sensitivity
 from ._accounting_claims import bounded_range_claims
 from ._claim_derivation import attach_derivation
+from ._conclusion_derivations import attach_privacy, attach_truthfulness
 from ._inputs import CertificateInputs, FiniteRange, encode_value
 from ._posterior import derive_posterior
 from ._replay import SolverLog, solver_log
@@ -276,6 +277,7 @@ def _derive(inputs: CertificateInputs, log: SolverLog) -> Derivation:
         }
         if ranged:
             privacy["normaliser_invariant"] = invariant
+        attach_privacy(privacy, claims, inputs, derived)
         claims.append(privacy)
         if inputs.pairs:
             with log.claim("conformance"):
@@ -294,6 +296,7 @@ def _derive(inputs: CertificateInputs, log: SolverLog) -> Derivation:
         with log.claim("truthfulness"):
             truthful = truthfulness_claim(inputs.auction, quality, epsilon_text, seed=inputs.seed)
         if truthful is not None:
+            attach_truthfulness(truthful, claims, inputs)
             claims.append(truthful)
             if truthful["status"] == "REFUTED":
                 status, epsilon_text = Status.REFUTED, None

@@ -33,6 +33,7 @@ from expmech.spec.internal import expression_to_json
 
 from ..kernel import RULES, KernelVerdict, check_derivation
 from ._canonical import canonical_bytes
+from ._conclusion_derivations import CONCLUSIONS, binding_problem
 from ._derive import Derivation
 from ._inputs import CertificateInputs
 from ._run import _Check
@@ -58,11 +59,13 @@ def kernel_kinds() -> frozenset[str]:
 
 def derivation_kind(claim: dict[str, Any], *, posterior: bool = False) -> str | None:
     """The kind of derivation a certificate claim carries (the derivation's ``claim`` field), None for a claim
-    of a kind no derivation is written for (privacy, conformance, zcdp, and a posterior's ``bounded-range``:
-    ln R by exact enumeration, which no kernel rule covers yet; ``posterior`` says the certificate is one)."""
+    of a kind no derivation is written for (conformance); a posterior's ``bounded-range`` is ``posterior-range``
+    (``posterior`` says the certificate is one)."""
     claim_id = claim.get("id")
     if posterior and claim_id == "bounded-range":
-        return None
+        return "posterior-range"
+    if claim_id in ("privacy", "zcdp"):
+        return str(claim_id)
     if claim_id == "sensitivity":
         return "likelihood-ratio" if claim.get("statement") == "posterior-sampling" else "sensitivity"
     return {"monotonicity": "monotonicity", "bounded-range": "range-sensitivity", "normaliser": "normaliser", "truthfulness": "truthfulness"}.get(
@@ -104,6 +107,11 @@ def _normaliser_bound(claim: dict[str, Any], derivation: Derivation) -> Any:
     return {"rational": "0"}
 
 
+def _epsilon_bound(claim: dict[str, Any], derivation: Derivation) -> Any:
+    """The tree of the ε the re-derivation found (which the recorded claim's ``epsilon`` equals)."""
+    return None if derivation.epsilon is None else expression_to_json(derivation.epsilon)
+
+
 #: For each kind: the bound tree a derivation of a claim of that kind must conclude.  A kind with kernel rules but
 #: no entry here fails closed ("no link between the derivation and its claim"): add its entry with its rules.
 CLAIMED_BOUND: dict[str, Callable[[dict[str, Any], Derivation], Any]] = {
@@ -112,6 +120,10 @@ CLAIMED_BOUND: dict[str, Callable[[dict[str, Any], Derivation], Any]] = {
     "monotonicity": _monotone_bound,
     "normaliser": _normaliser_bound,
     "likelihood-ratio": _sensitivity_bound,
+    "privacy": _epsilon_bound,
+    "zcdp": lambda claim, derivation: None if claim.get("rho") is None else {"rational": claim["rho"]},
+    "posterior-range": _range_bound,
+    "truthfulness": lambda claim, derivation: None if claim.get("utility_bound") is None else {"rational": claim["utility_bound"]},
 }
 
 
@@ -141,13 +153,14 @@ def _budget(rlimit: int) -> dict[str, int]:
     return {"rlimit": max(rlimit, int(default))} if isinstance(default, int) else {}
 
 
-def _verdict(run: _Check, inputs: CertificateInputs, data: dict[str, Any]) -> KernelVerdict:
-    """The kernel's verdict on ``data``, from the run's cache when the same derivation of the same quality was checked."""
-    key = canonical_bytes([inputs.quality.sha256, inputs.neighbours.value, data, inputs.budget.rlimit])
+def _verdict(run: _Check, inputs: CertificateInputs, data: dict[str, Any], premises: dict[str, Any]) -> KernelVerdict:
+    """The kernel's verdict on ``data`` (resting on the accepted ``premises``), from the run's cache when the same
+    derivation of the same quality was checked."""
+    key = canonical_bytes([inputs.quality.sha256, inputs.neighbours.value, data, inputs.budget.rlimit, premises])
     cache = getattr(run.cache, "kernel_verdicts", None) if run.cache is not None else None
     if cache is not None and key in cache:
         return cache[key]  # type: ignore[no-any-return]
-    verdict = check_derivation(inputs.quality, inputs.neighbours, data, **_budget(inputs.budget.rlimit))
+    verdict = check_derivation(inputs.quality, inputs.neighbours, data, premises=premises, **_budget(inputs.budget.rlimit))
     if cache is not None:
         cache[key] = verdict
     return verdict
@@ -159,9 +172,8 @@ def check_kernel(run: _Check, statement: dict[str, Any], inputs: CertificateInpu
     if not enabled:
         return
     kinds = kernel_kinds()
+    accepted: dict[str, Any] = {}  # kind -> derivation the kernel accepted: the premises of the later claims (re-derived order)
     for claim in statement["predicate"]["claims"]:
-        # a posterior's bounded range is ln R by exact enumeration (or 2 ln ρ): no kernel rule covers it yet, so it
-        # rests on check's exact re-derivation, as the trust page says
         kind = derivation_kind(claim, posterior=isinstance(inputs.quality, LogLikelihood))
         if claim.get("status") != "PROVED" or kind not in kinds:
             continue
@@ -174,7 +186,7 @@ def check_kernel(run: _Check, statement: dict[str, Any], inputs: CertificateInpu
         if problem is not None:
             run.kernel_rows.append({"claim": claim["id"], "kind": kind, "accepted": False, "node": None, "rule": None, "reason": problem, "queries": 0, "nodes": 0})
             raise run.fail(name, problem)
-        verdict = _verdict(run, inputs, data)
+        verdict = _verdict(run, inputs, data, accepted if kind in CONCLUSIONS else {})
         nodes = sum(1 for _ in _nodes(data.get("root")))
         rule = _rule_of(data, verdict.node)
         run.kernel_rows.append(
@@ -183,6 +195,7 @@ def check_kernel(run: _Check, statement: dict[str, Any], inputs: CertificateInpu
         if not verdict.accepted:
             where = f"node {verdict.node}" + (f" (rule {rule})" if rule else "") if verdict.node is not None else "the derivation"
             raise run.fail(name, f"the kernel rejects the derivation at {where}: {verdict.reason}; the claim is not PROVED")
+        accepted[kind] = data
         rules = sorted({node["rule"] for node in _nodes(data.get("root")) if isinstance(node.get("rule"), str)})
         run.passed(name, f"accepted by the proof kernel: {nodes} nodes ({', '.join(rules)}), {verdict.queries} queries of its own")
 
@@ -196,6 +209,9 @@ def _binding(claim: dict[str, Any], kind: str, inputs: CertificateInputs, data: 
     claimed = CLAIMED_BOUND.get(kind)
     if claimed is None:
         return f"check has no link between a {kind} derivation's bound and its claim, so the claim cannot rest on it"
+    problem = binding_problem(kind, inputs, data) if kind in CONCLUSIONS else None
+    if problem is not None:
+        return problem
     expected = claimed(claim, derivation)
     if expected is None or data.get("bound") != expected:
         return "the derivation's bound is not the claim's bound (root ≠ claim)"

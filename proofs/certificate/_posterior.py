@@ -29,6 +29,7 @@ from expmech.spec import ExpMechError, InvalidArgument, LogLikelihood, Neighbour
 
 from .._outcome import Status
 from ._claim_derivation import attach_derivation
+from ._conclusion_derivations import attach_privacy
 from ..prover._likelihood import LikelihoodRatioResult, RatioWitness, prove_likelihood_ratio
 from ._statement import Derivation, assemble, random_record, record_queries
 from ._inputs import CertificateInputs, FiniteRange, IntervalRange, decode_output, decode_value, encode_value
@@ -159,6 +160,7 @@ def derive_posterior(inputs: CertificateInputs, log: SolverLog) -> Derivation:
                 "epsilon": _text(derived),
             }
         )
+        attach_privacy(claims[-1], claims, inputs, derived)
         interval = isinstance(inputs.range, IntervalRange)
         if inputs.pairs and interval and epsilon0.denominator != 1:
             notes.append("no exact conformance check: θ^(a/b) on an interval has no rational integral, so the tempered law is not computed")

@@ -36,6 +36,7 @@ from expmech.spec import LogLikelihood, Neighbours, SMALL_DOMAIN, rational_text
 from .._outcome import Status
 from ..prover._likelihood import LikelihoodRatioResult
 from ._accounting_claims import zcdp_claim
+from ._conclusion_derivations import attach_conclusion, attach_zcdp, positive_outputs
 from ._inputs import CertificateInputs, FiniteRange
 from ._smt import z3_label
 
@@ -113,12 +114,13 @@ def posterior_range_claims(inputs: CertificateInputs, ratio: LikelihoodRatioResu
     """The ``bounded-range`` and ``zcdp`` claims of a posterior-sampling certificate (UNKNOWN with nulls when Δq is not proved)."""
     proved = ratio.status is Status.PROVED and ratio.ratio is not None and ratio.proved_bound is not None
     sensitivity: Fraction | None = None
+    rule = "range-ratio-double"
     if proved:
         assert ratio.ratio is not None
         exact = _exact_ratio(inputs)
         if exact is not None:
             value, where = exact
-            sensitivity = _log_upper(value)
+            sensitivity, rule = _log_upper(value), "range-enumerate"
             method = "range sensitivity by exact enumeration: ln R, R the largest max/min over θ of the changed record's likelihood (ratio)"
             reason = f"R = {rational_text(value)} ({where}); ln R <= {rational_text(sensitivity)} (outward-rounded, grid 2^-40)"
         else:
@@ -143,4 +145,9 @@ def posterior_range_claims(inputs: CertificateInputs, ratio: LikelihoodRatioResu
         "witness": None,
         "evidence": {"solver": z3_label(), "queries": []},
     }
-    return [bounded, zcdp_claim(status, eta)]
+    if status == "PROVED":  # ln R by enumeration over the outputs of positive μ, or 2 ln ρ from the likelihood ratio
+        outputs = inputs.range
+        data = {"outputs": positive_outputs(inputs.quality, outputs.outputs, outputs.base_measure)} if isinstance(outputs, FiniteRange) and rule == "range-enumerate" else {}  # type: ignore[arg-type]
+        attach_conclusion(bounded, "posterior-range", rule, quality=inputs.quality, relation=inputs.neighbours,
+                          start=1 if inputs.neighbours is Neighbours.REPLACE_ONE else 0, bound={"rational": bounded["range_sensitivity"]}, data=data)
+    return attach_zcdp([bounded, zcdp_claim(status, eta)], inputs)

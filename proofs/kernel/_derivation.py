@@ -86,6 +86,7 @@ class Context:
         self._encoders: dict[str, Encoder] = {}
         self.count = 0
         self.texts: dict[tuple[tuple[int, ...], tuple[int, ...] | None], str] = {}  # each position printed once
+        self.premise: Callable[[str, str], Mapping[str, Any]] = _no_premise  # a claim of the certificate, accepted (by kind)
 
     def encoder(self, tag: str) -> Encoder:
         """The encoder over record ``tag`` (``"a"``, ``"b"``) and the outputs."""
@@ -98,6 +99,10 @@ class Context:
     def first(self, lo: int) -> int:
         """The least n a case from ``lo`` covers: under replace-one there is no neighbour of the empty dataset."""
         return max(lo, 1) if self.replace else lo
+
+
+def _no_premise(kind: str, node: str) -> Mapping[str, Any]:
+    raise Rejected(node, f"no {kind} claim of the certificate was given to rest on")
 
 
 def _int(value: Any, name: str, node: str, low: int = 0, high: int = 10**6) -> int:

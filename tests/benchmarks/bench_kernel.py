@@ -50,13 +50,15 @@ def _kernel_on(certificate: Any) -> tuple[int, int, int]:
     inputs = inputs_from_json(statement["predicate"])
     quality = inputs.quality
     count = nodes = queries = 0
+    premises: dict[str, Any] = {}  # the accepted derivations the later claims (privacy, zcdp, …) rest on
     for claim in statement["predicate"]["claims"]:
         derivation = claim.get("derivation")
         if derivation is None:
             continue
-        verdict = check_derivation(quality, inputs.neighbours, derivation)
+        verdict = check_derivation(quality, inputs.neighbours, derivation, premises=premises)
         if not verdict.accepted:
             raise AssertionError(f"{claim['id']}: the kernel rejects node {verdict.node}: {verdict.reason}")
+        premises[derivation["claim"]] = derivation
         count += 1
         nodes += sum(1 for _ in _kernel_check._nodes(derivation["root"]))
         queries += verdict.queries
