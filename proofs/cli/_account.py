@@ -27,7 +27,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from expmech.spec import InvalidArgument
+from expmech.spec import ExpMechError, InvalidArgument
 
 __all__ = ["COMPOSITION_KIND", "add_account_parser", "check_composition", "check_composition_file", "compose", "run_account"]
 
@@ -165,10 +165,14 @@ def _render_text(answer: dict[str, Any]) -> str:
 
 
 def _load(path: str) -> dict[str, Any]:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as error:
-        raise InvalidArgument(f"certificate {path!r} cannot be read: {error}", parameter="certificate", value=path) from None
+    """The certificate at ``path``, read under check's input limits (bytes, depth, digits, strings, floats).
+
+    A limit exceeded raises :class:`CertificateRefused` naming it (exit 2), as ``expmech check`` refuses it.
+    """
+    from ..certificate._limits import CertificateLimits, parse_json, read_limited
+
+    limits = CertificateLimits()
+    data = parse_json(read_limited(Path(path), limits), limits)
     if not isinstance(data, dict):
         raise InvalidArgument(f"certificate {path!r} is not a JSON object", parameter="certificate", value=path)
     return data
@@ -269,13 +273,19 @@ def check_composition(data: dict[str, Any]) -> tuple[int, str]:
 
 
 def check_composition_file(path: str) -> tuple[int, str] | None:
-    """``check_composition`` of the file at ``path`` if it is a composition certificate; None if it is not one."""
+    """``check_composition`` of the file at ``path`` if it is a composition certificate; None if it is not one.
+
+    The file is parsed under check's input limits (with ``max_bytes`` raised to :data:`MAX_COMPOSITION_BYTES`).
+    """
+    from ..certificate._limits import CertificateLimits, parse_json, read_limited
+
     try:
         file = Path(path)
         if not file.is_file() or file.stat().st_size > MAX_COMPOSITION_BYTES:
             return None
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):  # not a composition; nested past the parser's stack: check_certificate refuses it under max_depth
+        limits = CertificateLimits(max_bytes=MAX_COMPOSITION_BYTES)
+        data = parse_json(read_limited(file, limits), limits)
+    except (OSError, ExpMechError):  # not a composition, or past a limit: check_certificate refuses it under its own limits
         return None
     if not isinstance(data, dict) or "composition" not in data:
         return None
