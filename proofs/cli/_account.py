@@ -103,6 +103,14 @@ def _witness(component: dict[str, Any], times: int) -> Any:
         return None
 
 
+#: What the enclosure is, by case (``"case"`` in the answer).
+_CASES = {
+    "exact": "the exact optimum, enclosed to relative width 1e-9 (one η, or δ(ε) of at most two mechanisms)",
+    "bound": "a sound enclosure of the optimum, not the exact optimum: different η beyond two mechanisms (or ε(δ)); its width is what it is",
+    "adaptive": "a sound upper bound on adaptive composition; the lower end is the non-adaptive one",
+}
+
+
 def compose(components: list[dict[str, Any]], times: list[int], *, epsilon: Fraction | None, delta: Fraction | None, adaptive: bool) -> dict[str, Any]:
     """The answer of ``expmech account`` as JSON-ready data (exact rationals as strings)."""
     from ..accounting import AdaptiveComposition, OptimalComposition, ZCDPComposition
@@ -113,13 +121,19 @@ def compose(components: list[dict[str, Any]], times: list[int], *, epsilon: Frac
     answer: dict[str, Any] = {
         "curve": "adaptive (least of: moment bound on the worst BR pair, Durfee–Rogers 2019 Azuma, zCDP, pure)" if adaptive else "optimal non-adaptive (Dong–Durfee–Rogers 2020)",
         "exact": (not adaptive) and len({eta for eta, _ in pairs}) == 1,
+        "case": _CASES["adaptive" if adaptive else "exact" if len({eta for eta, _ in pairs}) == 1 else "bound"],
         "components": [{"digest": c["digest"], "eta": _text(c["eta"]), "eta_from": c["source"], "times": k} for c, k in zip(components, times)],
         "zcdp_rho": _text(zcdp.rho),
     }
     witness = _witness(components[0], times[0]) if len(components) == 1 else None
     if epsilon is not None:
         answer["epsilon"] = _text(epsilon)
-        answer["delta"] = curve.delta(epsilon).as_json()
+        if isinstance(curve, OptimalComposition):
+            enclosure, case = curve.delta_case(epsilon)
+            answer["exact"], answer["case"] = case == "exact", _CASES[case]
+        else:
+            enclosure = curve.delta(epsilon)
+        answer["delta"] = enclosure.as_json()
         answer["zcdp_delta"] = zcdp.delta(epsilon).as_json()
         if isinstance(curve, AdaptiveComposition):
             answer["adaptive_bound"] = _least(curve.bounds_delta(epsilon))
@@ -144,7 +158,7 @@ def _least(bounds: dict[str, Fraction]) -> dict[str, Any]:
 
 
 def _render_text(answer: dict[str, Any]) -> str:
-    lines = [f"curve: {answer['curve']}" + ("" if answer["exact"] else " (a sound enclosure, not the exact optimum)" if "non-adaptive" in answer["curve"] else "")]
+    lines = [f"curve: {answer['curve']}", f"  enclosure: {answer['case']}"]
     for c in answer["components"]:
         lines.append(f"  {c['times']} × sha256:{c['digest'][:12]}…  η = {c['eta']} ({c['eta_from']})")
     if "adaptive_bound" in answer:
