@@ -98,3 +98,25 @@ def test_composition_certificate_is_rederived_by_check(certs: dict[str, Path], t
     forged.write_text(json.dumps(data))
     assert main(["check", str(forged)]) == 1
     capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    "text,limit",
+    [
+        ("[" * 5000 + "]" * 5000, "max_depth"),  # past check's depth limit (and Python's own stack at 100,000)
+        ('{"a": ' * 200 + "1" + "}" * 200, "max_depth"),
+        ('{"n": ' + "9" * 5000 + "}", "max_digits"),  # int() of a 10⁶-digit number is quadratic
+        ('{"s": "' + "x" * (2**18 + 1) + '"}', "max_string"),
+        ('{"n": 1.5}', "inexact number"),  # inexact numbers are refused, as check refuses them
+        ('{"a": 1, "a": 2}', "repeats the JSON key"),
+        (" " * (2**20 + 1) + "{}", "max_bytes"),
+    ],
+)
+def test_account_reads_certificates_under_check_limits(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, limit: str) -> None:
+    """Hostile certificates (deep nesting, huge numbers, long strings, floats, huge files) exit 2 naming the limit, before any check."""
+    path = tmp_path / "hostile.json"
+    path.write_text(text, encoding="utf-8")
+    code = main(["account", str(path), "--times", "2", "--epsilon", "1"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert limit in err

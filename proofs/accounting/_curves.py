@@ -6,12 +6,15 @@ Four families, each a frozen object answering ``delta(epsilon)`` and
 
 * :class:`OptimalComposition` — non-adaptive composition of η-bounded-range
   mechanisms.  Homogeneous (one η): the exact optimum of Dong–Durfee–Rogers
-  (2020), enclosed to relative width 1e-10.  Heterogeneous: a sound bound
-  (``exact`` is False), upper = the least of the homogeneous optimum at
-  ``max η``, the adaptive bound and the zCDP bound; lower = the largest
-  homogeneous optimum of a sub-family (each group alone, and all k at ``min η``)
-  or, for δ(ε) with at most 3 groups and 40,000 count vectors, the exact δ of the
-  best two-outcome pair family found (:mod:`._heterogeneous`), if larger.
+  (2020), enclosed to relative width 1e-10.  Heterogeneous: δ(ε) of at most two
+  mechanisms is the exact optimum too, certified to relative width 1e-9 by branch
+  and bound over both windows (:mod:`._windows`; :meth:`OptimalComposition.delta_case`
+  says ``"exact"`` where the search reaches that width within its box budget).
+  Otherwise a sound bound (``"bound"``): upper = the least of the
+  homogeneous optimum at ``max η``, the adaptive bound and the zCDP bound; lower =
+  the largest of: the homogeneous optimum of a sub-family (each group alone, and all
+  k at ``min η``); for at most 3 groups and 40,000 count vectors, the exact δ of the
+  best two-outcome pair family a float search finds (:mod:`._heterogeneous`).
 * :class:`AdaptiveComposition` — adaptive composition (and peeling top-k):
   the moment bound on the worst two-outcome pair (Dong–Durfee–Rogers 2020's
   reduction), the Azuma bound of Durfee–Rogers (2019), the zCDP bound and pure
@@ -37,6 +40,7 @@ from expmech.spec.internal import as_rational, positive_rational
 from ._balls import RELATIVE_WIDTH, Enclosure, ball, endpoints, refine
 from ._optimal import MAX_TIMES, optimal_delta, optimal_delta_float
 from ._heterogeneous import pair_family_lower
+from ._windows import heterogeneous_windows
 from ._moments import moment_delta, moment_epsilon
 from ._zcdp import zcdp_delta, zcdp_epsilon
 
@@ -287,7 +291,8 @@ class OptimalComposition(_Curve):
 
     One η: the exact optimum (Dong–Durfee–Rogers 2020), ``exact`` is True.
     Several: a sound enclosure of the optimum, ``exact`` is False (see the
-    module docstring for its two ends).
+    module docstring for its two ends); :meth:`delta_case` says where δ(ε) is
+    nevertheless exact (at most two mechanisms).
     """
 
     def __post_init__(self) -> None:
@@ -307,15 +312,32 @@ class OptimalComposition(_Curve):
         return len(self.components) == 1
 
     def _delta(self, epsilon: Fraction, hint: int | None = None) -> Enclosure:
+        return self._delta_case(epsilon)[0]
+
+    def _delta_case(self, epsilon: Fraction) -> tuple[Enclosure, bool]:
         if self.exact:
             (eta, k), = self.components
-            return optimal_delta(epsilon, eta, k)
+            return optimal_delta(epsilon, eta, k), True
         etas = [eta for eta, _ in self.components]
         total = sum(k for _, k in self.components)
         upper = optimal_delta(epsilon, max(etas), total).upper
         upper = min(upper, AdaptiveComposition(self.components)._upper(epsilon))
         lower = max(_lower_delta(self.components, epsilon), pair_family_lower(self.components, epsilon))
-        return Enclosure(min(lower, upper), upper)
+        search = heterogeneous_windows(self.components, epsilon)
+        if search is None:
+            return Enclosure(min(lower, upper), upper), False
+        # every window searched: both ends of the search's enclosure bound the optimum
+        lower, upper = max(lower, search.enclosure.lower), min(upper, search.enclosure.upper)
+        return Enclosure(min(lower, upper), upper), search.certified
+
+    def delta_case(self, epsilon: Any) -> tuple[Enclosure, str]:
+        """δ(ε) and which case its enclosure is: ``"exact"`` (of the optimum, relative width <= 1e-9: one η, or at
+        most two mechanisms) or ``"bound"`` (a sound enclosure of the optimum, of the width it has)."""
+        eps = _epsilon_arg(epsilon)
+        if eps >= self.total_eta:
+            return Enclosure(Fraction(0), Fraction(0)), "exact"
+        enclosure, exact = self._delta_case(eps)
+        return enclosure, "exact" if exact else "bound"
 
     def _guess(self, delta: float) -> tuple[float, int | None]:
         """Bisection on a thinned float curve, then regula falsi (Illinois) on ``ln δ(ε) − ln δ`` near ℓ*."""

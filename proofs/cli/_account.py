@@ -27,7 +27,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from expmech.spec import InvalidArgument
+from expmech.spec import ExpMechError, InvalidArgument
 
 __all__ = ["COMPOSITION_KIND", "add_account_parser", "check_composition", "check_composition_file", "compose", "run_account"]
 
@@ -103,6 +103,14 @@ def _witness(component: dict[str, Any], times: int) -> Any:
         return None
 
 
+#: What the enclosure is, by case (``"case"`` in the answer).
+_CASES = {
+    "exact": "the exact optimum, enclosed to relative width 1e-9 (one η, or δ(ε) of at most two mechanisms)",
+    "bound": "a sound enclosure of the optimum, not the exact optimum: different η beyond two mechanisms (or ε(δ)); its width is what it is",
+    "adaptive": "a sound upper bound on adaptive composition; the lower end is the non-adaptive one",
+}
+
+
 def compose(components: list[dict[str, Any]], times: list[int], *, epsilon: Fraction | None, delta: Fraction | None, adaptive: bool) -> dict[str, Any]:
     """The answer of ``expmech account`` as JSON-ready data (exact rationals as strings)."""
     from ..accounting import AdaptiveComposition, OptimalComposition, ZCDPComposition
@@ -113,13 +121,19 @@ def compose(components: list[dict[str, Any]], times: list[int], *, epsilon: Frac
     answer: dict[str, Any] = {
         "curve": "adaptive (least of: moment bound on the worst BR pair, Durfee–Rogers 2019 Azuma, zCDP, pure)" if adaptive else "optimal non-adaptive (Dong–Durfee–Rogers 2020)",
         "exact": (not adaptive) and len({eta for eta, _ in pairs}) == 1,
+        "case": _CASES["adaptive" if adaptive else "exact" if len({eta for eta, _ in pairs}) == 1 else "bound"],
         "components": [{"digest": c["digest"], "eta": _text(c["eta"]), "eta_from": c["source"], "times": k} for c, k in zip(components, times)],
         "zcdp_rho": _text(zcdp.rho),
     }
     witness = _witness(components[0], times[0]) if len(components) == 1 else None
     if epsilon is not None:
         answer["epsilon"] = _text(epsilon)
-        answer["delta"] = curve.delta(epsilon).as_json()
+        if isinstance(curve, OptimalComposition):
+            enclosure, case = curve.delta_case(epsilon)
+            answer["exact"], answer["case"] = case == "exact", _CASES[case]
+        else:
+            enclosure = curve.delta(epsilon)
+        answer["delta"] = enclosure.as_json()
         answer["zcdp_delta"] = zcdp.delta(epsilon).as_json()
         if isinstance(curve, AdaptiveComposition):
             answer["adaptive_bound"] = _least(curve.bounds_delta(epsilon))
@@ -144,7 +158,7 @@ def _least(bounds: dict[str, Fraction]) -> dict[str, Any]:
 
 
 def _render_text(answer: dict[str, Any]) -> str:
-    lines = [f"curve: {answer['curve']}" + ("" if answer["exact"] else " (a sound enclosure, not the exact optimum)" if "non-adaptive" in answer["curve"] else "")]
+    lines = [f"curve: {answer['curve']}", f"  enclosure: {answer['case']}"]
     for c in answer["components"]:
         lines.append(f"  {c['times']} × sha256:{c['digest'][:12]}…  η = {c['eta']} ({c['eta_from']})")
     if "adaptive_bound" in answer:
@@ -165,10 +179,14 @@ def _render_text(answer: dict[str, Any]) -> str:
 
 
 def _load(path: str) -> dict[str, Any]:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as error:
-        raise InvalidArgument(f"certificate {path!r} cannot be read: {error}", parameter="certificate", value=path) from None
+    """The certificate at ``path``, read under check's input limits (bytes, depth, digits, strings, floats).
+
+    A limit exceeded raises :class:`CertificateRefused` naming it (exit 2), as ``expmech check`` refuses it.
+    """
+    from ..certificate._limits import CertificateLimits, parse_json, read_limited
+
+    limits = CertificateLimits()
+    data = parse_json(read_limited(Path(path), limits), limits)
     if not isinstance(data, dict):
         raise InvalidArgument(f"certificate {path!r} is not a JSON object", parameter="certificate", value=path)
     return data
@@ -269,13 +287,19 @@ def check_composition(data: dict[str, Any]) -> tuple[int, str]:
 
 
 def check_composition_file(path: str) -> tuple[int, str] | None:
-    """``check_composition`` of the file at ``path`` if it is a composition certificate; None if it is not one."""
+    """``check_composition`` of the file at ``path`` if it is a composition certificate; None if it is not one.
+
+    The file is parsed under check's input limits (with ``max_bytes`` raised to :data:`MAX_COMPOSITION_BYTES`).
+    """
+    from ..certificate._limits import CertificateLimits, parse_json, read_limited
+
     try:
         file = Path(path)
         if not file.is_file() or file.stat().st_size > MAX_COMPOSITION_BYTES:
             return None
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):  # not a composition; nested past the parser's stack: check_certificate refuses it under max_depth
+        limits = CertificateLimits(max_bytes=MAX_COMPOSITION_BYTES)
+        data = parse_json(read_limited(file, limits), limits)
+    except (OSError, ExpMechError):  # not a composition, or past a limit: check_certificate refuses it under its own limits
         return None
     if not isinstance(data, dict) or "composition" not in data:
         return None
