@@ -53,6 +53,8 @@ Node = Callable[[_Inputs], Column]
 
 def _values(values: Sequence[Any]) -> Column:
     """A numeric column from exact values (int, bool, Fraction); Unsupported for anything else."""
+    if all(type(value) is int for value in values):
+        return list(values), 1
     common = 1
     for value in values:
         if isinstance(value, Fraction):
@@ -124,7 +126,12 @@ class ColumnEvaluator:
 
             def shared_first(given: _Inputs) -> Column:
                 if expr in given.shared:  # precomputed by evaluate_many (it does not depend on the output)
-                    return _values([given.shared[expr]] * given.size)
+                    value = given.shared[expr]
+                    if type(value) is int:
+                        return [value] * given.size, 1
+                    if type(value) is Fraction:
+                        return [value.numerator] * given.size, value.denominator
+                    return _values([value] * given.size)
                 return node(given)
 
             return shared_first
@@ -145,6 +152,8 @@ class ColumnEvaluator:
                     values = [codes[symbol] for codes in given.codes]
                 except KeyError:
                     raise Unsupported(f"no value for {symbol}") from None
+                if all(type(v) is int for v in values):
+                    return values, 1
                 if all(isinstance(v, bool) for v in values):
                     return values, None  # type: ignore[return-value]
                 return _values(values)
