@@ -19,6 +19,7 @@ by output as before, so errors keep their messages.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
@@ -29,7 +30,7 @@ from sympy.logic.boolalg import ITE, BooleanFalse, BooleanTrue
 from ._errors import QualityError
 from ._language import Count, Mean, Size, Total
 
-__all__ = ["ColumnEvaluator", "Unsupported", "compile_columns"]
+__all__ = ["RELATIONS", "ColumnEvaluator", "Unsupported", "compile_columns"]
 
 Env = dict[sympy.Symbol, Any]
 #: numerators and their positive common denominator (a numeric column), or truth values (denominator None)
@@ -49,6 +50,17 @@ class _Inputs:
 
 
 Node = Callable[[_Inputs], Column]
+
+
+#: each relation of the language and its test on exact values (the interpreter's and the columns')
+RELATIONS: dict[type, Callable[[Any, Any], bool]] = {
+    sympy.Eq: operator.eq,
+    sympy.Ne: operator.ne,
+    sympy.Lt: operator.lt,
+    sympy.Le: operator.le,
+    sympy.Gt: operator.gt,
+    sympy.Ge: operator.ge,
+}
 
 
 def _values(values: Sequence[Any]) -> Column:
@@ -204,15 +216,7 @@ class ColumnEvaluator:
                 return [pick(values) for values in zip(*columns)], den
 
             return lattice
-        relations: dict[type, Callable[[int, int], bool]] = {
-            sympy.Eq: lambda a, b: a == b,
-            sympy.Ne: lambda a, b: a != b,
-            sympy.Lt: lambda a, b: a < b,
-            sympy.Le: lambda a, b: a <= b,
-            sympy.Gt: lambda a, b: a > b,
-            sympy.Ge: lambda a, b: a >= b,
-        }
-        for kind, test in relations.items():
+        for kind, test in RELATIONS.items():
             if isinstance(expr, kind):
                 left, right = parts
 

@@ -19,7 +19,7 @@ import sympy
 from sympy.logic.boolalg import ITE
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
-from ._columns import ColumnEvaluator, Unsupported, compile_columns
+from ._columns import RELATIONS, ColumnEvaluator, Unsupported, compile_columns
 from ._domains import Categories
 from ._errors import InvalidArgument, InvalidType, QualityError, describe
 from ._language import AGGREGATES, Count, Mean, OutputSpace, RecordSchema, Size, Total, constant_condition
@@ -458,15 +458,7 @@ def _compile_node(expr: sympy.Basic) -> Evaluator:
             raise QualityError(f"Piecewise {text} has no branch that applies", value=text)
 
         return piecewise
-    relations: dict[type, Callable[[Any, Any], bool]] = {
-        sympy.Eq: lambda a, b: a == b,
-        sympy.Ne: lambda a, b: a != b,
-        sympy.Lt: lambda a, b: a < b,
-        sympy.Le: lambda a, b: a <= b,
-        sympy.Gt: lambda a, b: a > b,
-        sympy.Ge: lambda a, b: a >= b,
-    }
-    for kind, test in relations.items():
+    for kind, test in RELATIONS.items():
         if isinstance(expr, kind):
             left, right = parts
             return lambda env, records: test(left(env, records), right(env, records))
