@@ -19,6 +19,7 @@ import sympy
 from sympy.logic.boolalg import ITE
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
+from ._columns import RELATIONS, ColumnEvaluator, Unsupported, compile_columns
 from ._domains import Categories
 from ._errors import InvalidArgument, InvalidType, QualityError, describe
 from ._language import AGGREGATES, Count, Mean, OutputSpace, RecordSchema, Size, Total, constant_condition
@@ -144,12 +145,13 @@ class QualityFunction(_SpecFunction):
     by ``size()``).
     """
 
-    __slots__ = ("_evaluate", "_shared")
+    __slots__ = ("_evaluate", "_shared", "_columns")
 
     def __init__(self, expr: Any, *, schema: RecordSchema, outputs: OutputSpace, name: str | None = None) -> None:
         self._setup(expr, schema, outputs, name, parameter="expr", version=CANONICAL_VERSION, inside=None)
         self._evaluate = compile_expression(self._expr)
         self._shared: list[tuple[sympy.Basic, Evaluator]] | None = None
+        self._columns: ColumnEvaluator | None = None
 
     # -- evaluation -------------------------------------------------------------
 
@@ -186,6 +188,12 @@ class QualityFunction(_SpecFunction):
                 shared[node] = evaluate({}, records)
             except (ZeroDivisionError, QualityError):
                 continue  # left to each output: the node may sit in a branch no output reaches
+        if self._columns is None:
+            self._columns = compile_columns(self._expr, compile_expression)
+        try:
+            return self._columns(shared, outputs_codes, records)  # every output at once: the same values
+        except Unsupported:
+            pass  # output by output, below, where errors get their messages
         results = []
         for codes in outputs_codes:
             env: Env = dict(shared)
@@ -450,15 +458,7 @@ def _compile_node(expr: sympy.Basic) -> Evaluator:
             raise QualityError(f"Piecewise {text} has no branch that applies", value=text)
 
         return piecewise
-    relations: dict[type, Callable[[Any, Any], bool]] = {
-        sympy.Eq: lambda a, b: a == b,
-        sympy.Ne: lambda a, b: a != b,
-        sympy.Lt: lambda a, b: a < b,
-        sympy.Le: lambda a, b: a <= b,
-        sympy.Gt: lambda a, b: a > b,
-        sympy.Ge: lambda a, b: a >= b,
-    }
-    for kind, test in relations.items():
+    for kind, test in RELATIONS.items():
         if isinstance(expr, kind):
             left, right = parts
             return lambda env, records: test(left(env, records), right(env, records))

@@ -136,7 +136,7 @@ def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*_command(), *args], capture_output=True, text=True, cwd=cwd, timeout=600, preexec_fn=_limited)
 
 
-def _project(tmp: Path, fields: list[int], outputs: list[int]) -> Path:
+def _project(tmp: Path, fields: list[int], outputs: list[int], neighbours: str = "replace-one") -> Path:
     """A project whose [tool.expmech] lists a median-like quality over IntRange fields and output variables of these sizes."""
     schema = ", ".join(f"x{i}=IntRange(0, {n - 1})" for i, n in enumerate(fields))
     space = ", ".join(f"r{i}=IntRange(0, {n - 1})" for i, n in enumerate(outputs))
@@ -151,7 +151,7 @@ def _project(tmp: Path, fields: list[int], outputs: list[int]) -> Path:
             """
         )
     )
-    (tmp / "pyproject.toml").write_text('[tool.expmech]\nmechanisms = [{ quality = "big:q", epsilon = "1/2", neighbours = "replace-one" }]\n')
+    (tmp / "pyproject.toml").write_text(f'[tool.expmech]\nmechanisms = [{{ quality = "big:q", epsilon = "1/2", neighbours = "{neighbours}" }}]\n')
     return tmp
 
 
@@ -189,11 +189,13 @@ SIZES = st.one_of(st.integers(1, 6), st.integers(2 * 10**6, 10**12))
 @settings(max_examples=12, deadline=None)
 @given(st.lists(st.integers(1, 10**12), min_size=1, max_size=4), st.lists(SIZES, min_size=1, max_size=3), st.data())
 def test_no_large_configuration_runs_out_of_memory(fields: list[int], outputs: list[int], data: st.DataObject) -> None:
-    """verify, certify and check on generated large domains under RLIMIT_AS = 3 GB: exit 0–3, never 4 or a signal."""
+    """verify (the CLI reading [tool.expmech]), certify and check on generated large domains of records and outputs, under
+    either neighbour relation, under RLIMIT_AS = 3 GB: exit 0–3, never 4 or a signal."""
     import tempfile
 
+    neighbours = data.draw(st.sampled_from(["replace-one", "add-remove"]), label="neighbours")
     with tempfile.TemporaryDirectory() as folder:
-        project = _project(Path(folder), fields, outputs)
+        project = _project(Path(folder), fields, outputs, neighbours)
         _assert_clean(_run(["verify"], project))
         certified = _run(["certify", "pyproject.toml", "-o", "out"], project)
         _assert_clean(certified)

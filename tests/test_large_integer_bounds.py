@@ -4,13 +4,17 @@ A JSON (RFC 8785) integer is exact only up to 2**53 − 1, so an ``IntRange`` en
 past it is written ``{"integer": "digits"}`` (a safe end stays a JSON integer,
 so existing certificates are unchanged); reading refuses any other spelling of
 a safe end.  The README's median over ranges with generated ends of up to 40
-digits, of either sign, certifies and checks; the range's size still counts
-against ``max_domain_size`` (a refusal names it, exit 2).
+digits, of either sign, certifies and checks.  A range of more than
+``SMALL_DOMAIN`` values is never listed, so its size is not limited: it checks
+under the default limits; ``max_domain_size`` bounds the domains that are
+listed (a refusal names it, exit 2).
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 import sympy
@@ -22,7 +26,6 @@ from expmech.proofs import CertificateLimits, CheckOutcome, certify, check_certi
 from expmech.spec import IntRange, InvalidArgument, OutputSpace, QualityFunction, RecordSchema, count, quality_from_json, quality_to_json, size
 
 SAFE = 2**53 - 1
-WIDE = CertificateLimits(max_domain_size=10**45)
 
 
 def median(lo: int, hi: int) -> QualityFunction:
@@ -77,16 +80,35 @@ def test_certify_and_check_round_trip(bounds):
     lo, hi = bounds
     cert = certify(median(lo, hi), epsilon=1, neighbours="replace-one", claimed=1)
     assert cert.epsilon == "2"
-    report = check_certificate(cert.to_json().encode(), limits=WIDE)
+    report = check_certificate(cert.to_json().encode())  # the default limits: a range too large to list is not limited
     assert report.outcome is CheckOutcome.CERTIFIES_DP, report.problems
 
 
-def test_a_huge_width_is_refused_by_its_limit_by_default():
-    """IntRange(0, 10**30) checks under a raised max_domain_size and is refused (exit 2, naming it) by default."""
-    cert = certify(median(0, 10**30), epsilon=1, neighbours="replace-one", claimed=1)
-    assert check_certificate(cert.to_json().encode(), limits=WIDE).outcome is CheckOutcome.CERTIFIES_DP
+@settings(max_examples=3, deadline=None)
+@given(st.integers(-(10**6), 10**6), st.integers(10**15, 10**40))  # past the default max_domain_size
+def test_a_huge_width_checks_under_the_default_limits(lo, width):
+    """A generated range of 10**15 to 10**40 values is never enumerated: it checks under the default limits, exit 0."""
+    cert = certify(median(lo, lo + width), epsilon=1, neighbours="replace-one", claimed=1)
     report = check_certificate(cert.to_json().encode())
-    assert report.outcome is CheckOutcome.REFUSED and report.exit_code == 2 and "max_domain_size" in report.problems[0]
+    assert report.outcome is CheckOutcome.CERTIFIES_DP and report.exit_code == 0, report.problems
+
+
+@settings(max_examples=5, deadline=None)
+@given(st.integers(1, 15))
+def test_a_listed_domain_over_the_limit_is_refused(limit):
+    """IntRange(0, 15) is listed (16 values <= SMALL_DOMAIN): over a lowered max_domain_size it is refused, exit 2 naming it."""
+    data = catalogue_certificate("median").data
+    report = check_certificate(json.dumps(data).encode(), limits=CertificateLimits(max_domain_size=limit))
+    assert report.outcome is CheckOutcome.REFUSED and report.exit_code == 2 and "max_domain_size" in report.problems[0], report.problems
+    assert check_certificate(json.dumps(data).encode(), limits=CertificateLimits(max_domain_size=16)).outcome is CheckOutcome.CERTIFIES_DP
+
+
+def test_a_listed_domain_over_the_limit_is_refused_at_the_command_line(tmp_path):
+    """``expmech check --limit max_domain_size=8 FILE`` on the median over IntRange(0, 15): exit 2, naming the limit."""
+    path = tmp_path / "median.cert.json"
+    path.write_text(json.dumps(catalogue_certificate("median").data))
+    done = subprocess.run([sys.executable, "-m", "expmech.proofs.cli", "check", "--limit", "max_domain_size=8", str(path)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "max_domain_size" in done.stdout + done.stderr, (done.stdout, done.stderr)
 
 
 def test_a_forged_digit_end_fails_the_check():

@@ -27,7 +27,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from expmech.spec import InvalidArgument
+from expmech.spec import SMALL_DOMAIN, InvalidArgument
 from expmech.spec.internal import describe
 
 from ._cost import DEFAULT_BUDGET_MB, effective_budget, estimate_work
@@ -79,7 +79,7 @@ class CertificateLimits:
     max_exponent: int = 64
     max_degree: int = 256
     max_records: int = 64
-    max_domain_size: int = 10**15  # an integer range is never listed (expmech.spec.SMALL_DOMAIN), so its size costs nothing
+    max_domain_size: int = 10**15  # of a domain that is listed: Categories, Grid, an IntRange of <= expmech.spec.SMALL_DOMAIN values
     max_outputs: int = 200_000
     max_rlimit: int = 10**9
     max_timeout_ms: int = 600_000
@@ -352,6 +352,8 @@ def _domain(domain: Any, limits: CertificateLimits, where: str) -> None:
     lo, hi = _bound(domain.get("lo"), limits), _bound(domain.get("hi"), limits)
     if kind == "IntRange" and lo is not None and hi is not None:
         size = hi - lo + 1
+        if size > SMALL_DOMAIN:
+            return  # never listed (expmech.spec.SMALL_DOMAIN): symbolic, so its size costs nothing and is not limited
     elif kind == "Categories" and isinstance(domain.get("labels"), list):
         size = len(domain["labels"])
     elif kind == "Grid" and isinstance(domain.get("points"), list):

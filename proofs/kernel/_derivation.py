@@ -10,6 +10,7 @@ huge trees — are :class:`~._verdict.Rejected` naming the node.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -34,7 +35,17 @@ TEXT_LENGTH = 200
 
 
 def term_text(expr: sympy.Basic, args: tuple[int, ...] | None = None) -> str:
-    """The ``text`` a node carries for a subterm (``args``: a partial sum of an ``Add``), cut to 200 characters."""
+    """The ``text`` a node carries for a subterm (``args``: a partial sum of an ``Add``), cut to 200 characters.
+
+    Printed once per subterm: the prover writes the text and the kernel reads it back for the same subterms,
+    and sympy's printer (it orders the terms) costs seconds on a large expression.  A sympy expression is
+    immutable and structurally equal ones print alike, so the cached text is the text.
+    """
+    return _printed(expr, args)
+
+
+@functools.lru_cache(maxsize=4096)
+def _printed(expr: sympy.Basic, args: tuple[int, ...] | None) -> str:
     text = str(expr) if args is None else " + ".join(str(expr.args[i]) for i in args)
     return text if len(text) <= TEXT_LENGTH else text[: TEXT_LENGTH - 1] + "…"
 

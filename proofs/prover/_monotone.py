@@ -30,6 +30,7 @@ from expmech.spec.internal import describe, expression_to_json, readable
 
 from .._display import monotone_text
 from .._outcome import Status
+from ..kernel import term_text
 from ._partial import analyse_definedness
 from ._rules import NoRule as _NoRule
 from ._rules import Prover as _Prover
@@ -82,18 +83,12 @@ def _has_data(expr: sympy.Basic) -> bool:
 DIRECTION_SIGN = {"non-decreasing": 1, "non-increasing": -1, "constant": 0, "uniform": 0}
 
 
-def _term_text(expr: sympy.Basic) -> str:
-    """A node's ``text``: the subterm as sympy prints it, cut to 200 characters (as the kernel reads it)."""
-    text = str(expr)
-    return text if len(text) <= 200 else text[:199] + "…"
-
-
 def _node(path: tuple[int, ...], expr: sympy.Basic, rule: str, sign: int, premises: list[dict[str, Any]], evidence: list[int], ids: list[int]) -> dict[str, Any]:
     ids[0] += 1
     return {
         "id": str(ids[0]),
         "term": list(path),
-        "text": _term_text(expr),
+        "text": term_text(expr),
         "case": {"from": 0},
         "rule": rule,
         "bound": expression_to_json(sympy.Integer(sign)),

@@ -7,9 +7,11 @@ in a fresh interpreter, in a temporary project whose ``pyproject.toml`` lists
 the median in ``[tool.expmech]`` (quality ``-Abs(count(x <= r) - size()/2)``
 over ``RecordSchema(x=IntRange(0, N))`` and ``OutputSpace(r=IntRange(0, N))``,
 ε₀ = 1/2, replace-one, claimed Δq = 1).  Each run is timed by its wall clock
-and its peak resident memory is the child's own ``ru_maxrss`` (``os.wait4``);
-the table gives the median of ``--runs`` runs (default 3) per command and N,
-side by side, with verify's ratios to N = 15.  The results are written as JSON
+and by the child's own CPU seconds (user + system), and its peak resident
+memory is the child's own ``ru_maxrss`` (all from ``os.wait4``); the table
+gives the median of ``--runs`` runs (default 3) per command and N, side by
+side, with verify's ratios to N = 15 (time: wall clock and CPU; a shared
+machine inflates the wall clock, not the CPU time).  The results are written as JSON
 (default ``docs/benchmarks/results/data/domains.json``).
 """
 
@@ -48,15 +50,15 @@ def _command() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "expmech.proofs.cli"]
 
 
-def run(args: list[str], cwd: Path) -> tuple[int, float, float]:
-    """``expmech ARGS`` in a fresh process: exit code, wall seconds, the child's own peak resident memory in MB."""
+def run(args: list[str], cwd: Path) -> tuple[int, float, float, float]:
+    """``expmech ARGS`` in a fresh process: exit code, wall seconds, the child's own peak resident MB and CPU seconds."""
     with open(cwd / "stdout.txt", "w") as out, open(cwd / "stderr.txt", "w") as err:
         start = time.perf_counter()
         process = subprocess.Popen([*_command(), *args], cwd=cwd, stdout=out, stderr=err)
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
-    return process.returncode, wall, usage.ru_maxrss / 1024
+    return process.returncode, wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def project(folder: Path, n: int) -> Path:
@@ -69,7 +71,7 @@ def project(folder: Path, n: int) -> Path:
 
 def bench(sizes: tuple[int, ...], runs: int) -> list[dict[str, Any]]:
     """Median wall seconds and peak MB of verify, certify and check per N, runs interleaved over N."""
-    samples: dict[tuple[int, str], list[tuple[int, float, float]]] = {}
+    samples: dict[tuple[int, str], list[tuple[int, float, float, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for attempt in range(runs):
             for n in sizes:
@@ -82,19 +84,21 @@ def bench(sizes: tuple[int, ...], runs: int) -> list[dict[str, Any]]:
                 for name, args in commands.items():
                     result = run(args, folder)
                     samples.setdefault((n, name), []).append(result)
-                    print(f"run {attempt + 1}/{runs} N={n:,} {name}: exit {result[0]}, {result[1]:.2f} s, {result[2]:.0f} MB", file=sys.stderr)
+                    print(f"run {attempt + 1}/{runs} N={n:,} {name}: exit {result[0]}, {result[1]:.2f} s ({result[3]:.2f} CPU s), {result[2]:.0f} MB", file=sys.stderr)
     rows = []
     for n in sizes:
         row: dict[str, Any] = {"N": n}
         for name in ("verify", "certify", "check"):
             got = samples[(n, name)]
-            row[f"{name} exit"] = sorted({code for code, _, _ in got})
-            row[f"{name} s"] = round(statistics.median(wall for _, wall, _ in got), 3)
-            row[f"{name} MB"] = round(statistics.median(peak for _, _, peak in got), 1)
+            row[f"{name} exit"] = sorted({code for code, _, _, _ in got})
+            row[f"{name} s"] = round(statistics.median(wall for _, wall, _, _ in got), 3)
+            row[f"{name} CPU s"] = round(statistics.median(cpu for _, _, _, cpu in got), 3)
+            row[f"{name} MB"] = round(statistics.median(peak for _, _, peak, _ in got), 1)
         rows.append(row)
     base = rows[0]
     for row in rows:
         row["verify time ratio"] = round(row["verify s"] / base["verify s"], 2)
+        row["verify CPU ratio"] = round(row["verify CPU s"] / base["verify CPU s"], 2)
         row["verify memory ratio"] = round(row["verify MB"] / base["verify MB"], 2)
     return rows
 
@@ -102,14 +106,17 @@ def bench(sizes: tuple[int, ...], runs: int) -> list[dict[str, Any]]:
 def table(rows: list[dict[str, Any]]) -> str:
     """The rows as a Markdown table."""
     lines = [
-        "| N | verify s | verify MB | certify s | certify MB | check s | check MB | verify time / N=15 | verify memory / N=15 | exits |",
+        "| N | verify s (CPU s) | verify MB | certify s (CPU s) | certify MB | check s (CPU s) | check MB "
+        "| verify time / N=15 (CPU) | verify memory / N=15 | exits |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for row in rows:
         exits = "/".join(",".join(map(str, row[f"{name} exit"])) for name in ("verify", "certify", "check"))
+        timed = {name: f"{row[f'{name} s']:.2f} ({row[f'{name} CPU s']:.2f})" for name in ("verify", "certify", "check")}
         lines.append(
-            f"| {row['N']:,} | {row['verify s']:.2f} | {row['verify MB']:.0f} | {row['certify s']:.2f} | {row['certify MB']:.0f} | "
-            f"{row['check s']:.2f} | {row['check MB']:.0f} | {row['verify time ratio']:.2f}× | {row['verify memory ratio']:.2f}× | {exits} |"
+            f"| {row['N']:,} | {timed['verify']} | {row['verify MB']:.0f} | {timed['certify']} | {row['certify MB']:.0f} | "
+            f"{timed['check']} | {row['check MB']:.0f} | {row['verify time ratio']:.2f}× ({row['verify CPU ratio']:.2f}×) | "
+            f"{row['verify memory ratio']:.2f}× | {exits} |"
         )
     return "\n".join(lines)
 
@@ -121,13 +128,17 @@ def main() -> None:
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="comma-separated N (default 15,1000,1000000,1000000000)")
     args = parser.parse_args()
     sizes = tuple(int(text) for text in args.sizes.split(","))
+    before = "/".join(f"{value:.1f}" for value in os.getloadavg())
     rows = bench(sizes, args.runs)
     print(table(rows))
     result = {
+        "table": table(rows),
         "benchmark": "tests/benchmarks/bench_domains.py",
         "what": "the README's median over IntRange(0, N): verify, certify, check as fresh processes through the expmech console script",
         "runs": args.runs,
-        "statistic": "median wall seconds; median of each child's peak resident MB (os.wait4 ru_maxrss)",
+        "statistic": "median wall seconds; median of each child's CPU seconds and peak resident MB (os.wait4 ru_utime + ru_stime, ru_maxrss)",
+        "recorded": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "load": f"1/5/15-minute load averages {before} before, " + "/".join(f"{value:.1f}" for value in os.getloadavg()) + " after",
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
         "rows": rows,
     }
