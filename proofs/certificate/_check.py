@@ -102,6 +102,7 @@ def check_certificate(
     max_epsilon: Any = None,
     limits: CertificateLimits | None = None,
     cache: DerivationCache | None = None,
+    jobs: int | None = None,
 ) -> CheckReport:
     """Re-verify a certificate independently (see the module docstring) and say what it establishes.
 
@@ -111,10 +112,14 @@ def check_certificate(
     a certificate signed by one of them can be valid; ``max_epsilon`` (a
     rational or an expression in ``n``) turns a valid certificate of a larger ε
     into ``NO_DP_CLAIM``; ``limits`` bounds untrusted input; ``cache`` reuses
-    derivations across calls.  Returns a :class:`CheckReport`.
+    derivations across calls; ``jobs`` the processes a large certificate is
+    checked with (1: this one only; 2: the checks that do not rest on the
+    re-derivation run beside it in a forked process, on Linux; None: 2 when
+    this process may use two CPUs) — the report is the same either way.
+    Returns a :class:`CheckReport`.
 
     Raises :class:`InvalidArgument` only for bad arguments: a path that does
-    not exist, an unreadable key, a malformed ``max_epsilon``.
+    not exist, an unreadable key, a malformed ``max_epsilon`` or ``jobs``.
     """
     limits = CertificateLimits() if limits is None else limits
     if not isinstance(limits, CertificateLimits):
@@ -128,7 +133,9 @@ def check_certificate(
 
         keys = [load_trusted_key(k) for k in trusted_keys]
     validate_max_epsilon(max_epsilon)
-    run = _Check(tuple(solvers), limits, cache)
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise InvalidArgument(f"jobs={describe(jobs)} must be None or an int >= 1", parameter="jobs", value=jobs)
+    run = _Check(tuple(solvers), limits, cache, jobs)
     try:
         _run(run, certificate, keys, max_epsilon)
     except _Stop:

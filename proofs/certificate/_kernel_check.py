@@ -36,9 +36,9 @@ from ._canonical import canonical_bytes
 from ._conclusion_derivations import CONCLUSIONS, binding_problem
 from ._derive import Derivation
 from ._inputs import CertificateInputs
-from ._run import _Check
+from ._run import DerivationCache, _Check
 
-__all__ = ["check_kernel", "derivation_kind", "kernel_kinds"]
+__all__ = ["check_kernel", "derivation_kind", "kernel_kinds", "prefetch_kernel"]
 
 #: Whether ``check`` runs the kernel (the benchmark turns it off to measure its cost).
 enabled = True
@@ -153,17 +153,38 @@ def _budget(rlimit: int) -> dict[str, int]:
     return {"rlimit": max(rlimit, int(default))} if isinstance(default, int) else {}
 
 
-def _verdict(run: _Check, inputs: CertificateInputs, data: dict[str, Any], premises: dict[str, Any]) -> KernelVerdict:
-    """The kernel's verdict on ``data`` (resting on the accepted ``premises``), from the run's cache when the same
-    derivation of the same quality was checked."""
+def _verdict(caches: list[DerivationCache], inputs: CertificateInputs, data: dict[str, Any], premises: dict[str, Any]) -> KernelVerdict:
+    """The kernel's verdict on ``data`` (resting on the accepted ``premises``), from the first of ``caches`` that holds
+    the same derivation of the same quality checked by this checker (computed ahead, or by an earlier call); stored
+    in the last."""
     key = canonical_bytes([inputs.quality.sha256, inputs.neighbours.value, data, inputs.budget.rlimit, premises])
-    cache = getattr(run.cache, "kernel_verdicts", None) if run.cache is not None else None
-    if cache is not None and key in cache:
-        return cache[key]  # type: ignore[no-any-return]
+    for cache in caches:
+        if key in cache.kernel_verdicts:
+            return cache.kernel_verdicts[key]  # type: ignore[no-any-return]
     verdict = check_derivation(inputs.quality, inputs.neighbours, data, premises=premises, **_budget(inputs.budget.rlimit))
-    if cache is not None:
-        cache[key] = verdict
+    if caches:
+        caches[-1].kernel_verdicts[key] = verdict
     return verdict
+
+
+def prefetch_kernel(statement: dict[str, Any], inputs: CertificateInputs, cache: DerivationCache) -> None:
+    """The verdicts :func:`check_kernel` will ask for on ``statement``, stored in ``cache`` (computed ahead of the
+    re-derivation: the binding of each claim to it is checked by :func:`check_kernel` itself); stops at the first
+    derivation the kernel does not accept, as :func:`check_kernel` does."""
+    if not enabled:
+        return
+    kinds = kernel_kinds()
+    accepted: dict[str, Any] = {}
+    for claim in statement["predicate"]["claims"]:
+        kind = derivation_kind(claim, posterior=isinstance(inputs.quality, LogLikelihood))
+        if claim.get("status") != "PROVED" or kind not in kinds:
+            continue
+        data = claim.get("derivation")
+        if not isinstance(data, dict):
+            return
+        if not _verdict([cache], inputs, data, accepted if kind in CONCLUSIONS else {}).accepted:
+            return
+        accepted[kind] = data
 
 
 def check_kernel(run: _Check, statement: dict[str, Any], inputs: CertificateInputs, derivation: Derivation) -> None:
@@ -186,7 +207,7 @@ def check_kernel(run: _Check, statement: dict[str, Any], inputs: CertificateInpu
         if problem is not None:
             run.kernel_rows.append({"claim": claim["id"], "kind": kind, "accepted": False, "node": None, "rule": None, "reason": problem, "queries": 0, "nodes": 0})
             raise run.fail(name, problem)
-        verdict = _verdict(run, inputs, data, accepted if kind in CONCLUSIONS else {})
+        verdict = _verdict([run.ahead, *([run.cache] if run.cache is not None else [])], inputs, data, accepted if kind in CONCLUSIONS else {})
         nodes = sum(1 for _ in _nodes(data.get("root")))
         rule = _rule_of(data, verdict.node)
         run.kernel_rows.append(

@@ -26,6 +26,7 @@ from ._run import _PROVENANCE, CheckOutcome, _Check
 from ._derive import Derivation, derive, epsilon_at, measure_budget, subject
 from ._inputs import CertificateInputs, decode_output, decode_value, inputs_from_json, inputs_to_json
 from ._smallmodel import check_small_model
+from ._ahead import start_ahead
 from ._kernel_check import check_kernel
 from ._smt import SolverRun, normalise_smt2, run_cvc5, run_z3, z3_label
 
@@ -44,8 +45,16 @@ def rederive(run: _Check, statement: dict[str, Any], bound: sympy.Expr | None) -
         raise run.fail("inputs", f"the inputs cannot be rebuilt: {type(error).__name__}: {' '.join(str(error).split())[:200]}") from None
     run.passed("inputs", f"quality rebuilt exactly (sha256 {inputs.quality.sha256[:12]}…), range and base measure valid")
     _compare_inputs(run, statement, inputs)
-    derivation = _derivation(run, inputs, predicate["solver_calls"])
-    _compare(run, statement, derivation.statement)
+    ahead = start_ahead(run, statement, inputs, run.jobs)
+    try:
+        derivation = _derivation(run, inputs, predicate["solver_calls"])
+        _compare(run, statement, derivation.statement)
+        results = ahead.collect() if ahead is not None else None
+    finally:
+        if ahead is not None:
+            ahead.cancel()
+    if results is not None:
+        run.ahead, run.ahead_small_model = results.cache, results.small_model
     check_small_model(run, statement, inputs.quality)
     check_kernel(run, statement, inputs, derivation)
     _independent(run, statement, inputs, derivation)
@@ -342,7 +351,7 @@ def _solvers(run: _Check, statement: dict[str, Any], inputs: CertificateInputs) 
             recorded = query["result"]
             if "z3" in run.solvers:
                 key = (text, budget, timeout)
-                z3_run = run.z3_runs.get(key)
+                z3_run = run.ahead.z3_runs.get(key) or run.z3_runs.get(key)
                 if z3_run is None:
                     z3_run = run.z3_runs[key] = run_z3(text, rlimit=budget, timeout_ms=timeout)
                 if recorded != "unknown" and z3_run.answer != recorded:
@@ -366,6 +375,8 @@ def _solvers(run: _Check, statement: dict[str, Any], inputs: CertificateInputs) 
 
 def _cvc5(run: _Check, text: str, timeout: int) -> SolverRun | None:
     key = (text, timeout)
+    if key in run.ahead.cvc5_runs:
+        return run.ahead.cvc5_runs[key]
     if run.cache is not None and key in run.cache.cvc5_runs:
         return run.cache.cvc5_runs[key]
     result = run_cvc5(text, timeout_ms=timeout)

@@ -116,8 +116,9 @@ _PROVENANCE = ("tools", "implementation_sha256")
 class _Check:
     """One run of the checker: the checks so far, the notes, and the outcome."""
 
-    def __init__(self, solvers: tuple[str, ...], limits: CertificateLimits, cache: DerivationCache | None) -> None:
+    def __init__(self, solvers: tuple[str, ...], limits: CertificateLimits, cache: DerivationCache | None, jobs: int | None = None) -> None:
         self.solvers = solvers
+        self.jobs = jobs
         self.limits = limits
         self.cache = cache
         self.checks: list[tuple[str, bool, str]] = []
@@ -129,6 +130,10 @@ class _Check:
         self.above_max_epsilon: str | None = None
         self.kernel_rows: list[dict[str, Any]] = []
         self.z3_runs: dict[tuple[str, int, int], SolverRun] = cache.z3_runs if cache is not None else {}
+        #: results this checker computed ahead, in a second process, while it re-derived (see :mod:`._ahead`)
+        self.ahead = DerivationCache()
+        #: the small-model check's report, or the error it raised, computed ahead (None: not computed)
+        self.ahead_small_model: Any = None
 
     def passed(self, name: str, detail: str = "") -> None:
         self.checks.append((name, True, detail))

@@ -289,7 +289,8 @@ def check_composition(data: dict[str, Any]) -> tuple[int, str]:
 def check_composition_file(path: str) -> tuple[int, str] | None:
     """``check_composition`` of the file at ``path`` if it is a composition certificate; None if it is not one.
 
-    The file is parsed under check's input limits (with ``max_bytes`` raised to :data:`MAX_COMPOSITION_BYTES`).
+    The file is parsed under check's input limits (with ``max_bytes`` raised to :data:`MAX_COMPOSITION_BYTES`), and only
+    when its bytes hold the key ``"composition"`` or a ``\\u`` escape that could spell it.
     """
     from ..certificate._limits import CertificateLimits, parse_json, read_limited
 
@@ -298,7 +299,10 @@ def check_composition_file(path: str) -> tuple[int, str] | None:
         if not file.is_file() or file.stat().st_size > MAX_COMPOSITION_BYTES:
             return None
         limits = CertificateLimits(max_bytes=MAX_COMPOSITION_BYTES)
-        data = parse_json(read_limited(file, limits), limits)
+        raw = read_limited(file, limits)
+        if b'"composition"' not in raw and b"\\u" not in raw:
+            return None  # no such key, even escaped: not a composition, and a large certificate is parsed once, by check
+        data = parse_json(raw, limits)
     except (OSError, ExpMechError):  # not a composition, or past a limit: check_certificate refuses it under its own limits
         return None
     if not isinstance(data, dict) or "composition" not in data:

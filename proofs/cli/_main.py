@@ -166,7 +166,7 @@ def _check(args: argparse.Namespace) -> int:
         if args.budget is not None:
             raised["max_memory_mb"] = args.budget
         limits = CertificateLimits(**raised)
-        options: dict[str, Any] = {"limits": limits, "trusted_keys": args.trusted_key or (), "max_epsilon": args.max_epsilon}
+        options: dict[str, Any] = {"limits": limits, "trusted_keys": args.trusted_key or (), "max_epsilon": args.max_epsilon, "jobs": args.jobs}
         if args.trusted_key:
             from ..certificate._signing import load_trusted_key
 
@@ -286,6 +286,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--trusted-key", dest="trusted_key", action="append", default=None, help="Ed25519 PEM public key; repeatable. Only certificates signed by one of them are valid (default: signatures not required)")
     check.add_argument("--budget", type=bounded_int(1), default=None, help="refuse a certificate whose re-derivation is estimated above this many MB of memory (default 8192)")
     check.add_argument("--format", choices=("text", "json"), default="text", help="output on stdout: a line per certificate for people, or JSON with every check and the proof kernel's verdicts")
+    check.add_argument("--jobs", type=bounded_int(1, 2), default=None,
+                       help="processes for a large certificate: 2 runs the small-model check, the kernel and the solver re-runs beside the re-derivation (Linux); "
+                       "1 runs everything in one process; the verdict is the same (default: 2 when two CPUs are available)")
     check.add_argument("--max-bytes", dest="max_bytes", type=bounded_int(1), default=None, help="refuse certificates larger than this (default 1 MiB)")
     check.add_argument(
         "--limit",

@@ -71,7 +71,8 @@ def _sensitivity(ctx: Context, derivation: Mapping[str, Any], start: int) -> Non
 CHECKERS: dict[str, Callable[[Context, Mapping[str, Any], int], None]] = {"sensitivity": _sensitivity, "monotonicity": check_monotone, "normaliser": check_normaliser, "likelihood-ratio": check_ratio,
     "range-sensitivity": lambda ctx, derivation, start: check_range(ctx, derivation, start, _sensitivity), **CONCLUSION_CHECKERS, "truthfulness": check_truthful,
 }
-#: verdicts on premises of claims that rest on no other claim: (quality, relation, derivation's JSON, budget) -> verdict
+#: the kernel's verdicts on derivations of claims that rest on no other claim: (quality, relation, derivation's JSON
+#: and budget) -> verdict; a premise the kernel has just accepted as a claim of its own is not checked again
 _PREMISES: dict[tuple[Any, ...], KernelVerdict] = {}
 
 
@@ -106,9 +107,33 @@ def check_derivation(
             raise InvalidArgument(f"{name}={describe(value)} must be an int >= 1", parameter=name, value=value)
     if premises is not None and not isinstance(premises, Mapping):
         raise InvalidArgument(f"premises={describe(premises)} must be a mapping of claim kinds to derivations", parameter="premises", value=premises)
+    key = _base_key(quality, relation, derivation, rlimit, timeout_ms)
+    known = _PREMISES.get(key) if key is not None else None
+    if known is not None:
+        return known
     session = Session(rlimit, timeout_ms)
+    verdict = _verdict(quality, relation, derivation, session, premises or {})
+    if key is not None:
+        if len(_PREMISES) > 64:
+            _PREMISES.clear()
+        _PREMISES[key] = verdict
+    return verdict
+
+
+def _base_key(quality: QualityFunction | LogLikelihood, relation: Neighbours, derivation: Any, rlimit: int, timeout_ms: int) -> tuple[Any, ...] | None:
+    """The cache key of a derivation of a claim that rests on no other claim (its verdict depends only on this key); None otherwise."""
+    if not isinstance(derivation, Mapping) or not isinstance(derivation.get("claim"), str) or not CLAIMS.get(derivation["claim"]):
+        return None
     try:
-        return _check(quality, relation, derivation, session, premises or {})
+        return (quality, relation, json.dumps([derivation, rlimit, timeout_ms], sort_keys=True))
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _verdict(quality: QualityFunction | LogLikelihood, relation: Neighbours, derivation: Any, session: Session, premises: Mapping[str, Any]) -> KernelVerdict:
+    """:func:`check_derivation` past its argument checks: the verdict, never an exception."""
+    try:
+        return _check(quality, relation, derivation, session, premises)
     except Rejected as rejected:
         return KernelVerdict(False, rejected.node, rejected.reason, session.queries)
     except Unsupported as error:
@@ -126,14 +151,7 @@ def _premise(quality: QualityFunction | LogLikelihood, relation: Neighbours, pre
         raw = premises.get(kind)
         if not isinstance(raw, Mapping) or raw.get("claim") != kind:
             raise Rejected(node, f"the certificate has no {kind} claim with a derivation to rest on")
-        key = (quality, relation, json.dumps([raw, session.rlimit, session.timeout_ms], sort_keys=True)) if CLAIMS.get(kind) else None
-        verdict = _PREMISES.get(key) if key is not None else None
-        if verdict is None:
-            verdict = check_derivation(quality, relation, raw, premises=premises, rlimit=session.rlimit, timeout_ms=session.timeout_ms)
-            if key is not None:
-                if len(_PREMISES) > 64:
-                    _PREMISES.clear()
-                _PREMISES[key] = verdict
+        verdict = check_derivation(quality, relation, raw, premises=premises, rlimit=session.rlimit, timeout_ms=session.timeout_ms)
         if not verdict.accepted:
             raise Rejected(node, f"its premise, the {kind} claim, is not accepted: {verdict.reason[:200]}")
         return raw

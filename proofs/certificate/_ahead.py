@@ -1,0 +1,181 @@
+"""Work of ``check`` that does not rest on the re-derivation, done ahead in a second process while it runs.
+
+Three checks of :mod:`._rederive` read only the recorded statement and the
+rebuilt inputs: the small-model check, the proof kernel's verdicts on the
+recorded derivations, and the recorded queries re-run on z3 and cvc5.  On a
+large certificate, :func:`start_ahead` forks a child process that computes
+them (the child is the checker itself, on the same statement and inputs, with
+the same code) while the parent re-derives every claim.  The parent then
+runs the same checks, in the same order and with the same messages, reading
+each result from :class:`AheadResults` where the child computed it and
+computing it itself where it did not.  So the report is the sequential one;
+only the wall-clock time differs.
+
+The child is used only where it can pay off: ``jobs >= 2`` (by default, when
+the process may run on two or more CPUs), a platform with ``os.fork``
+(Linux), and a range of at least :data:`MIN_OUTPUTS` outputs.  A child that
+fails, is killed or sends anything unreadable leaves the parent to compute
+everything itself, as it would with ``jobs=1``.  The child's results are
+plain verdicts, reports and solver answers, never a decision by themselves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..smallmodel import small_model_check
+from ._derive import measure_budget
+from ._inputs import CertificateInputs, FiniteRange
+from ._kernel_check import prefetch_kernel
+from ._run import DerivationCache, _Check
+from ._smt import normalise_smt2, run_cvc5, run_z3
+
+__all__ = ["MIN_OUTPUTS", "AheadResults", "Ahead", "available_cpus", "start_ahead"]
+
+#: The fewest outputs of a finite range for which ``check`` computes ahead in a second process (smaller certificates
+#: check in well under a second of this work, less than a fork and a transfer cost).
+MIN_OUTPUTS = 5_000
+
+
+@dataclass
+class AheadResults:
+    """What the child computed: the small-model check's report or the error it raised (None when it did not run or
+    its error could not be sent), and solver runs and kernel verdicts in a :class:`DerivationCache`'s shape."""
+
+    small_model: Any = None
+    cache: DerivationCache = field(default_factory=DerivationCache)
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (the scheduler's affinity where the platform has one)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        with contextlib.suppress(OSError):
+            return len(affinity(0))
+    return os.cpu_count() or 1
+
+
+def _worth_it(inputs: CertificateInputs, jobs: int | None) -> bool:
+    if jobs is None:
+        jobs = min(available_cpus(), 2)
+    if jobs < 2 or not hasattr(os, "fork") or not sys.platform.startswith("linux"):
+        return False
+    return isinstance(inputs.range, FiniteRange) and len(inputs.range.outputs) >= MIN_OUTPUTS
+
+
+class Ahead:
+    """A running child: :meth:`collect` waits for its results, :meth:`cancel` ends it (both reap it)."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid = pid
+        self.fd = fd
+        self.done = False
+
+    def collect(self) -> AheadResults | None:
+        """The child's results, waiting for them; None when it failed or sent nothing readable."""
+        if self.done:
+            return None
+        chunks = []
+        try:
+            while True:
+                chunk = os.read(self.fd, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        except OSError:
+            chunks = []
+        self._reap()
+        try:
+            results = pickle.loads(b"".join(chunks)) if chunks else None
+        except Exception:  # noqa: BLE001 - a child that died mid-write: compute everything here
+            return None
+        return results if isinstance(results, AheadResults) else None
+
+    def cancel(self) -> None:
+        """End the child if it is still running (the parent stopped early, or collected already)."""
+        if not self.done:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+            self._reap()
+
+    def _reap(self) -> None:
+        self.done = True
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitpid(self.pid, 0)
+
+
+def start_ahead(run: _Check, statement: dict[str, Any], inputs: CertificateInputs, jobs: int | None) -> Ahead | None:
+    """Fork the child computing :class:`AheadResults` for ``statement`` when it can pay off (see the module docstring);
+    None when the parent is to do all the work itself."""
+    if not _worth_it(inputs, jobs):
+        return None
+    try:
+        read, write = os.pipe()
+    except OSError:
+        return None
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        return None
+    if pid == 0:  # the child: compute, send, and leave without running the parent's exit handlers
+        code = 1
+        try:
+            os.close(read)
+            payload = pickle.dumps(_compute(run, statement, inputs), protocol=pickle.HIGHEST_PROTOCOL)
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(write, view) :]
+            code = 0
+        except BaseException:  # noqa: BLE001 - whatever happens here, the parent computes it itself
+            pass
+        finally:
+            os._exit(code)
+    os.close(write)
+    return Ahead(pid, read)
+
+
+def _compute(run: _Check, statement: dict[str, Any], inputs: CertificateInputs) -> AheadResults:
+    results = AheadResults()
+    try:
+        results.small_model = small_model_check(statement["predicate"], inputs.quality, max_evaluations=run.limits.max_small_model_evaluations)
+    except Exception as error:  # noqa: BLE001 - the parent raises it where the sequential check would
+        results.small_model = error if _picklable(error) else None
+    prefetch_kernel(statement, inputs, results.cache)
+    _prefetch_solvers(run, statement, inputs, results.cache)
+    return results
+
+
+def _picklable(value: Any) -> bool:
+    try:
+        pickle.loads(pickle.dumps(value))
+    except Exception:  # noqa: BLE001 - not sendable: the parent recomputes it
+        return False
+    return True
+
+
+def _prefetch_solvers(run: _Check, statement: dict[str, Any], inputs: CertificateInputs, cache: DerivationCache) -> None:
+    """Every recorded query run as :func:`._rederive._solvers` runs it, keyed as it looks them up."""
+    budget = measure_budget(inputs.budget.rlimit)
+    timeout = inputs.budget.timeout_ms
+    for claim in statement["predicate"]["claims"]:
+        for query in claim.get("evidence", {}).get("queries", []):
+            try:
+                text = normalise_smt2(query["smt2"])
+            except Exception:  # noqa: BLE001 - the parent names the malformed query
+                continue
+            if "z3" in run.solvers and (text, budget, timeout) not in cache.z3_runs:
+                cache.z3_runs[(text, budget, timeout)] = run_z3(text, rlimit=budget, timeout_ms=timeout)
+            if "cvc5" in run.solvers and query.get("result") != "unknown" and (text, timeout) not in cache.cvc5_runs:
+                cache.cvc5_runs[(text, timeout)] = run_cvc5(text, timeout_ms=timeout)

@@ -1,0 +1,161 @@
+"""``check`` with a second process (``jobs=2``): the report is the one-process report, whatever the certificate.
+
+The small-model check, the kernel's verdicts and the solver re-runs are
+computed ahead in a forked child while the parent re-derives.  Here the size
+threshold is lowered so that small catalogue certificates take that path, and
+each case is checked both ways: valid certificates, generated resealed
+mutants (which stop at every stage), wrong provers that only the kernel or the
+small-model check catches, solvers that disagree, and a child that fails.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from certificate_mutants import mutants, path_class, resealed_statement
+from certificate_tools import catalogue_certificate, claim, resealed
+from expmech.impl import catalogue_entry
+from expmech.proofs import CheckOutcome, certify, check_certificate
+from expmech.proofs.certificate import _ahead, _rederive, _smallmodel
+from expmech.proofs.certificate._smt import SolverRun
+from expmech.spec import InvalidArgument
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or not sys.platform.startswith("linux"), reason="the second process is forked (Linux)")
+
+
+@pytest.fixture(autouse=True)
+def _small_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_ahead, "MIN_OUTPUTS", 1)
+
+
+def _both(data: Any, **options: Any) -> Any:
+    """The report with one process, after asserting that the report with two is the same."""
+    alone = check_certificate(data, jobs=1, **options)
+    ahead = check_certificate(data, jobs=2, **options)
+    assert ahead == alone, (alone.failed, alone.problems, ahead.failed, ahead.problems)
+    return alone
+
+
+def _fresh(name: str) -> dict[str, Any]:
+    entry = catalogue_entry(name)
+    extra: dict[str, Any] = {"base_measure": entry.base_measure} if entry.base_measure is not None else {}
+    if entry.auction is not None:
+        extra["auction"] = entry.auction
+    return certify(entry.quality, epsilon=entry.epsilon, neighbours=entry.neighbours, claimed=entry.claimed_sensitivity, **extra).data
+
+
+@pytest.mark.parametrize("name", ["median", "mode-add-remove", "posterior-bernoulli", "auction-price", "median-half"])
+def test_a_certificate_gets_the_same_report_with_two_processes(name):
+    report = _both(catalogue_certificate(name).data)
+    assert report.outcome in (CheckOutcome.CERTIFIES_DP, CheckOutcome.NO_DP_CLAIM)
+
+
+def test_the_second_process_does_the_work(monkeypatch):
+    """Not vacuous: with jobs=2 the parent runs no small-model check, no kernel and no solver itself."""
+    calls: list[str] = []
+    for module, name in ((_smallmodel, "small_model_check"), (_rederive, "run_z3"), (_rederive, "run_cvc5")):
+        honest = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _f=honest, _n=name, **k: calls.append(_n) or _f(*a, **k))
+    data = catalogue_certificate("median").data
+    check_certificate(data, jobs=1)
+    assert "small_model_check" in calls and "run_z3" in calls
+    calls.clear()
+    assert check_certificate(data, jobs=2).exit_code == 0
+    assert calls == []
+
+
+@pytest.mark.parametrize("name", ["median", "posterior-bernoulli"])
+def test_resealed_mutants_get_the_same_report(name):
+    """One generated mutant per path class (a seeded sample of 12): each stops at the same check, with the same message."""
+    statement = catalogue_certificate(name).data["certificate"]
+    by_class: dict[str, Any] = {}
+    for path, operator, build in mutants(statement):
+        by_class.setdefault(f"{path_class(path)} {operator}", build)
+    chosen = random.Random(f"ahead {name}").sample(sorted(by_class), 12)
+    outcomes = set()
+    for key in chosen:
+        report = _both(resealed_statement(by_class[key]()))
+        outcomes.add(report.failed)
+    assert len(outcomes) > 1
+
+
+def test_a_wrong_epsilon_is_caught_by_the_kernel_both_ways(monkeypatch):
+    from expmech.proofs.certificate import _derive
+
+    honest = _derive.derive_epsilon
+    monkeypatch.setattr(_derive, "derive_epsilon", lambda e0, delta, **kw: honest(e0, delta, **kw) / 2)
+    report = _both(_fresh("median"))
+    assert report.exit_code == 1 and report.failed == "claim privacy: kernel"
+
+
+def test_a_small_model_disagreement_is_reported_both_ways(monkeypatch):
+    from expmech.proofs.smallmodel import InternalInconsistency
+
+    def inconsistent(*args: Any, **kwargs: Any) -> Any:
+        raise InternalInconsistency("sensitivity: a pair differs by 2 > 1", claim="sensitivity")
+
+    monkeypatch.setattr(_smallmodel, "small_model_check", inconsistent)
+    monkeypatch.setattr(_ahead, "small_model_check", inconsistent)
+    report = _both(catalogue_certificate("median").data)
+    assert report.outcome is CheckOutcome.INCONCLUSIVE and report.failed == "small-model check"
+
+
+def test_a_small_model_budget_is_refused_both_ways():
+    from expmech.proofs.certificate import CertificateLimits
+
+    report = _both(catalogue_certificate("median").data, limits=CertificateLimits(max_small_model_evaluations=10))
+    assert report.outcome is CheckOutcome.REFUSED and report.failed == "small-model check"
+
+
+@pytest.mark.parametrize("answer", ["sat", "unknown"])
+def test_a_disagreeing_second_solver_is_reported_both_ways(monkeypatch, answer):
+    disagreeing = lambda text, *, timeout_ms: SolverRun(answer, "stubbed", None)  # noqa: E731
+    monkeypatch.setattr(_rederive, "run_cvc5", disagreeing)
+    monkeypatch.setattr(_ahead, "run_cvc5", disagreeing)
+    report = _both(catalogue_certificate("median").data)
+    assert (report.exit_code == 1) is (answer == "sat")
+
+
+def test_a_resealed_query_answer_is_caught_both_ways():
+    def flip(statement: dict[str, Any]) -> None:
+        query = claim(statement, "sensitivity")["evidence"]["queries"][0]
+        query["result"] = "sat" if query["result"] == "unsat" else "unsat"
+
+    report = _both(resealed(catalogue_certificate("median").data, flip))
+    assert report.exit_code == 1
+
+
+@pytest.mark.parametrize("failure", ["raises", "killed", "garbage"])
+def test_a_failing_second_process_leaves_the_work_to_the_first(monkeypatch, failure):
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        if failure == "killed":
+            os.kill(os.getpid(), signal.SIGKILL)
+        if failure == "garbage":
+            return "not results"  # sent and unpickled, but not AheadResults
+        raise RuntimeError("the child fails")
+
+    monkeypatch.setattr(_ahead, "_compute", broken)
+    report = _both(catalogue_certificate("median").data)
+    assert report.exit_code == 0
+
+
+def test_jobs_is_checked():
+    data = catalogue_certificate("median").data
+    for bad in (0, -1, True, 1.5, "2"):
+        with pytest.raises(InvalidArgument, match="jobs="):
+            check_certificate(data, jobs=bad)
+
+
+def test_the_jobs_flag_is_checked(tmp_path):
+    path = tmp_path / "c.cert.json"
+    path.write_bytes(b"{}")
+    done = subprocess.run([sys.executable, "-m", "expmech.proofs.cli", "check", str(path), "--jobs", "3"], capture_output=True, text=True)
+    assert done.returncode == 2 and "--jobs" in done.stderr and "'3'" in done.stderr
+
