@@ -22,6 +22,7 @@ plain verdicts, reports and solver answers, never a decision by themselves.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import pickle
 import signal
@@ -72,9 +73,10 @@ def _worth_it(inputs: CertificateInputs, jobs: int | None) -> bool:
 class Ahead:
     """A running child: :meth:`collect` waits for its results, :meth:`cancel` ends it (both reap it)."""
 
-    def __init__(self, pid: int, fd: int) -> None:
+    def __init__(self, pid: int, fd: int, frozen: bool = False) -> None:
         self.pid = pid
         self.fd = fd
+        self.frozen = frozen
         self.done = False
 
     def collect(self) -> AheadResults | None:
@@ -106,6 +108,9 @@ class Ahead:
 
     def _reap(self) -> None:
         self.done = True
+        if self.frozen:
+            gc.unfreeze()
+            self.frozen = False
         with contextlib.suppress(OSError):
             os.close(self.fd)
         with contextlib.suppress(ChildProcessError, OSError):
@@ -123,15 +128,23 @@ def start_ahead(run: _Check, statement: dict[str, Any], inputs: CertificateInput
         return None
     sys.stdout.flush()
     sys.stderr.flush()
+    # the objects that exist now are shared copy-on-write: keep the cycle collector off them on both sides, so that
+    # a collection does not write to (and so copy) every page of the heap
+    freeze = gc.get_freeze_count() == 0  # a caller's own frozen objects stay frozen
+    if freeze:
+        gc.freeze()
     try:
         pid = os.fork()
     except OSError:
+        if freeze:
+            gc.unfreeze()
         os.close(read)
         os.close(write)
         return None
     if pid == 0:  # the child: compute, send, and leave without running the parent's exit handlers
         code = 1
         try:
+            gc.disable()
             os.close(read)
             payload = pickle.dumps(_compute(run, statement, inputs), protocol=pickle.HIGHEST_PROTOCOL)
             view = memoryview(payload)
@@ -143,7 +156,7 @@ def start_ahead(run: _Check, statement: dict[str, Any], inputs: CertificateInput
         finally:
             os._exit(code)
     os.close(write)
-    return Ahead(pid, read)
+    return Ahead(pid, read, freeze)
 
 
 def _compute(run: _Check, statement: dict[str, Any], inputs: CertificateInputs) -> AheadResults:
