@@ -159,3 +159,22 @@ def test_the_jobs_flag_is_checked(tmp_path):
     done = subprocess.run([sys.executable, "-m", "expmech.proofs.cli", "check", str(path), "--jobs", "3"], capture_output=True, text=True)
     assert done.returncode == 2 and "--jobs" in done.stderr and "'3'" in done.stderr
 
+
+
+def test_a_threaded_caller_is_checked_in_one_process(monkeypatch):
+    """With another thread running, check never forks (the child could inherit a lock that thread holds)."""
+    import threading
+
+    forks: list[int] = []
+    honest = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or honest())
+    data = catalogue_certificate("median").data
+    assert check_certificate(data, jobs=2).exit_code == 0 and forks == [1]
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert check_certificate(data, jobs=2).exit_code == 0 and forks == [1]
+    finally:
+        stop.set()
+        other.join()

@@ -11,9 +11,12 @@ each result from :class:`AheadResults` where the child computed it and
 computing it itself where it did not.  So the report is the sequential one;
 only the wall-clock time differs.
 
-The child is used only where it can pay off: ``jobs >= 2`` (by default, when
-the process may run on two or more CPUs), a platform with ``os.fork``
-(Linux), and a range of at least :data:`MIN_OUTPUTS` outputs.  A child that
+The child is used only where it can pay off and a fork is safe: ``jobs >= 2``
+(by default, when the process may run on two or more CPUs), a platform with
+``os.fork`` (Linux), a process with one thread (a fork copies only the
+calling thread, so a lock another thread holds would stay locked in the
+child: in a threaded program, such as a Dask worker, ``check`` stays in one
+process), and a range of at least :data:`MIN_OUTPUTS` outputs.  A child that
 fails, is killed or sends anything unreadable leaves the parent to compute
 everything itself, as it would with ``jobs=1``.  The child's results are
 plain verdicts, reports and solver answers, never a decision by themselves.
@@ -27,6 +30,7 @@ import os
 import pickle
 import signal
 import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +70,8 @@ def _worth_it(inputs: CertificateInputs, jobs: int | None) -> bool:
     if jobs is None:
         jobs = min(available_cpus(), 2)
     if jobs < 2 or not hasattr(os, "fork") or not sys.platform.startswith("linux"):
+        return False
+    if threading.active_count() > 1:  # a fork copies only this thread: a lock another one holds would never be freed
         return False
     return isinstance(inputs.range, FiniteRange) and len(inputs.range.outputs) >= MIN_OUTPUTS
 
