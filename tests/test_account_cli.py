@@ -100,6 +100,24 @@ def test_composition_certificate_is_rederived_by_check(certs: dict[str, Path], t
     capsys.readouterr()
 
 
+@pytest.mark.parametrize("spelling", ["\\u0063omposition", "comp\\u006fsition", "\\u0063\\u006F\\u006d\\u0070osition"])
+def test_a_composition_key_written_with_escapes_is_still_a_composition(certs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], spelling: str) -> None:
+    """check recognises a composition certificate by parsing it, not by its bytes: the key spelled with JSON escapes
+    is the same key (its result is re-derived, and a forged one is still rejected)."""
+    path = tmp_path / "composition.json"
+    assert main(["account", str(certs["mode"]), "--times", "4", "--epsilon", "3/2", "-o", str(path)]) == 0
+    text = path.read_text()
+    escaped = tmp_path / "escaped.json"
+    escaped.write_text(text.replace('"composition"', f'"{spelling}"'))
+    assert '"composition"' not in escaped.read_text() and main(["check", str(escaped)]) == 0
+    data = json.loads(text)
+    data["composition"]["result"]["delta"]["upper"] = "1/1000000000"
+    data["digest"]["value"] = sha256_hex(data["composition"])
+    escaped.write_text(json.dumps(data).replace('"composition"', f'"{spelling}"'))
+    assert main(["check", str(escaped)]) == 1
+    capsys.readouterr()
+
+
 @pytest.mark.parametrize(
     "text,limit",
     [
