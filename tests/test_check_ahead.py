@@ -32,7 +32,10 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or not sys.platform.star
 
 @pytest.fixture(autouse=True)
 def _small_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small certificates take the two-process path; and the idle threads another test of this worker may have left
+    (a Dask cluster's) do not turn it off: they hold no lock the child needs."""
     monkeypatch.setattr(_ahead, "MIN_OUTPUTS", 1)
+    monkeypatch.setattr(_ahead, "_threads", lambda: 1)
 
 
 def _both(data: Any, **options: Any) -> Any:
@@ -170,6 +173,7 @@ def test_a_threaded_caller_is_checked_in_one_process(monkeypatch):
     monkeypatch.setattr(os, "fork", lambda: forks.append(1) or honest())
     data = catalogue_certificate("median").data
     assert check_certificate(data, jobs=2).exit_code == 0 and forks == [1]
+    monkeypatch.setattr(_ahead, "_threads", threading.active_count)
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()

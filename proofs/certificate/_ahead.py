@@ -66,12 +66,17 @@ def available_cpus() -> int:
     return os.cpu_count() or 1
 
 
+def _threads() -> int:
+    """The threads of this process that are alive."""
+    return threading.active_count()
+
+
 def _worth_it(inputs: CertificateInputs, jobs: int | None) -> bool:
     if jobs is None:
         jobs = min(available_cpus(), 2)
     if jobs < 2 or not hasattr(os, "fork") or not sys.platform.startswith("linux"):
         return False
-    if threading.active_count() > 1:  # a fork copies only this thread: a lock another one holds would never be freed
+    if _threads() > 1:  # a fork copies only this thread: a lock another one holds would never be freed
         return False
     return isinstance(inputs.range, FiniteRange) and len(inputs.range.outputs) >= MIN_OUTPUTS
 
