@@ -165,3 +165,15 @@ def test_a_malformed_dead_list_is_refused(dead):
     node["data"] = {"dead": dead}
     verdict = check_derivation(quality, "replace-one", derivation)
     assert not verdict.accepted and verdict.node == node["id"], verdict
+
+
+@pytest.mark.parametrize("relation", list(Neighbours))
+def test_a_certificate_with_a_dead_branch_checks(relation):
+    """End to end: the certificate of the reported quality carries the dead mark (the schema admits it) and
+    ``check`` certifies it; before the fix ``check`` called this valid certificate INVALID under add-remove."""
+    from expmech.proofs import CheckOutcome, certify, check_certificate
+
+    certificate = certify(_quality_of_the_report(), epsilon=1, neighbours=relation)
+    assert '"dead": [1]' in json.dumps(certificate.data) or '"dead":[1]' in json.dumps(certificate.data, separators=(",", ":"))
+    report = check_certificate(certificate.data)
+    assert report.outcome is CheckOutcome.CERTIFIES_DP, report.problems
