@@ -288,12 +288,16 @@ PIECEWISE = _rule(
     "A Piecewise with data-free conditions moves as its chosen branch",
     (
         Hypothesis("data-free-conditions", "no condition contains an aggregate: at each output r both datasets choose the same branch i"),
+        Hypothesis("unreachable", "a branch marked dead is chosen at no output r that reaches the Piecewise, so the chosen branch i is not dead"),
         Hypothesis("premise-i", "a_i,D − a_i,D′ <= Δ_i for the chosen branch", _le(a_D - a_D2, Da)),
-        Hypothesis("dominates", "Δ_i <= M for every branch", _le(Da, M)),
+        Hypothesis("dominates", "Δ_i <= M for every branch not marked dead", _le(Da, M)),
     ),
     "Piecewise_D − Piecewise_D′ <= M",
-    (ProofStep("the branch chosen at r is the same at D and D′", _le(a_D - a_D2, M), "combination", (_le(a_D - a_D2, Da), _le(Da, M)), (1, 1)),),
-    "The kernel checks structurally that the conditions are data-free.",
+    (ProofStep("the branch chosen at r is the same at D and D′, and not dead", _le(a_D - a_D2, M), "combination", (_le(a_D - a_D2, Da), _le(Da, M)), (1, 1)),),
+    "The kernel checks structurally that the conditions are data-free, and with z3 that each branch marked dead is unreachable: "
+    "its condition true, the earlier ones false (all defined) and every enclosing Piecewise taking the branch that holds this one "
+    "is unsatisfiable over the outputs. A node's claim is about the outputs reaching its subterm; every other rule's side "
+    "conditions range over all outputs, so a premise covers its parent.",
 )
 
 #: Steps 2–3 of the joint encodings: the other records' part lies in its unknown's range (the step index 1 is fixed).

@@ -51,11 +51,13 @@ class Mutant:
 
 
 MUTANTS = [
-    Mutant("max-drops-a-term", _rules, "Prover", "_lift", (("children = [self.step(arg) for arg in expr.args]", "children = [self.step(arg) for arg in expr.args[1:]]"),),
+    Mutant("max-drops-a-term", _rules, "Prover", "_lift", (("children = [self.step(arg, reach) for arg in expr.args]", "children = [self.step(arg, reach) for arg in expr.args[1:]]"),),
            lambda: sympy.Max(count(x >= 2), count(x >= 1) / 2), Neighbours.REPLACE_ONE),
     Mutant("max-keeps-the-smallest", _rules, None, "_largest", (("symbolic.append(max(numbers))", "symbolic.append(min(numbers))"),),
            lambda: sympy.Max(count(x >= 1), 3 * count(x >= 2)), Neighbours.REPLACE_ONE),
-    Mutant("piecewise-drops-a-branch", _rules, "Prover", "_lift", (("children = [self.step(pair.expr) for pair in expr.args]", "children = [self.step(pair.expr) for pair in expr.args[1:]]"),),
+    Mutant("piecewise-drops-a-branch", _rules, "Prover", "_lift", (("for i in live]", "for i in live[1:]]"),),
+           lambda: sympy.Piecewise((3 * count(x >= 1), r >= 1), (count(x >= 2), True)), Neighbours.REPLACE_ONE),
+    Mutant("piecewise-calls-a-live-branch-dead", _rules, "Prover", "dead_branches", (("for i, c in enumerate(chosen) if", "for i, c in enumerate(chosen) if i == 0 or"),),
            lambda: sympy.Piecewise((3 * count(x >= 1), r >= 1), (count(x >= 2), True)), Neighbours.REPLACE_ONE),
     Mutant("sum-drops-a-term", _rules, "Prover", "_lift", (("for i in linear + others:", "for i in (linear + others)[1:]:"),),
            lambda: sympy.Abs(count(x >= 1) - r) + sympy.Abs(count(x >= 2) - r), Neighbours.REPLACE_ONE),

@@ -2,8 +2,12 @@
 
 A node's claim: for every neighbouring pair (``n`` the size of both datasets
 under replace-one, of the smaller under add-remove) with ``n`` in the node's
-case, and every output ``r`` at which ``t`` is defined on both, the change of
-``t`` is at most the node's bound at ``n``.  Each rule below checks that its
+case, and every output ``r`` at which the evaluator reaches ``t`` (each
+enclosing ``Piecewise`` takes the branch holding it: :func:`reached`) and
+``t`` is defined on both, the change of ``t`` is at most the node's bound at
+``n``.  Every side condition is over all outputs, so a premise's claim covers
+its parent's outputs; only ``piecewise`` uses the restriction, to leave out
+the branches z3 shows no reaching output takes.  Each rule below checks that its
 conclusion follows from its premises and from side conditions the kernel
 writes itself (see :data:`SENSITIVITY_RULES` for the statements).
 """
@@ -202,15 +206,46 @@ def extremum(ctx: Context, node: Node) -> None:
     at_least(ctx, node, [p.bound for p in premises], "every argument's bound", each=True)
 
 
+def reached(ctx: Context, path: tuple[int, ...]) -> list[Any]:
+    """The outputs at which the evaluator reaches the subterm at ``path``: each enclosing Piecewise chose its branch."""
+    expr, conditions = ctx.quality.expr, []
+    for k, step in enumerate(path):
+        if isinstance(expr, sympy.Piecewise) and path[k + 1 : k + 2] == (0,):
+            conditions.append(chosen(ctx, expr, step))
+        expr = expr.args[step]
+    return conditions
+
+
+def chosen(ctx: Context, expr: sympy.Piecewise, i: int) -> Any:
+    """At this output the Piecewise takes branch ``i``: every earlier condition defined and false, the ``i``-th defined and true."""
+    a, parts = ctx.encoder("a"), []
+    for j, pair in enumerate(expr.args[: i + 1]):
+        value, undefined = a.condition(pair.args[1])
+        parts += [z3.Not(undefined), value if j == i else z3.Not(value)]
+    return z3.And(*parts)
+
+
 def piecewise(ctx: Context, node: Node) -> None:
-    """A ``Piecewise`` with data-free conditions changes by at most its branches' largest bound."""
+    """A ``Piecewise`` with data-free conditions changes by at most its reachable branches' largest bound.
+
+    ``data["dead"]`` lists the branches (increasing indices) no output reaching this subterm takes — z3 confirms
+    it; every other branch has one premise, in order.  A node's claim is about the outputs reaching its subterm.
+    """
     _whole(node, sympy.Piecewise, "Piecewise")
-    premises = _premises(node, len(node.expr.args))
-    for i, (premise, pair) in enumerate(zip(premises, node.expr.args)):
-        _child(node, premise, i, 0)
+    pairs = node.expr.args
+    dead = node.data.get("dead", [])
+    if not isinstance(dead, list) or any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(pairs) for i in dead) or dead != sorted(set(dead)):
+        raise Rejected(node.id, "data['dead'] must be a list of increasing branch indices")
+    live = [i for i in range(len(pairs)) if i not in dead]
+    premises = _premises(node, len(live))
+    for pair in pairs:
         if has_aggregate(pair.args[1]):
             raise Rejected(node.id, f"the condition {pair.args[1]} depends on the data")
-    at_least(ctx, node, [p.bound for p in premises], "every branch's bound", each=True)
+    for i, premise in zip(live, premises):
+        _child(node, premise, i, 0)
+    for i in dead:
+        _records(ctx, node, f"no output reaching this subterm takes branch {i}", lambda i=i: z3.And(*reached(ctx, node.path), chosen(ctx, node.expr, i)), ("dead", node.path, i))
+    at_least(ctx, node, [p.bound for p in premises], "every reachable branch's bound", each=True)
 
 
 def weaken(ctx: Context, node: Node) -> None:
@@ -248,7 +283,7 @@ SENSITIVITY_TABLE: dict[str, RuleInfo] = {
     "scale": _info("scale", "Δ(c·nᵏ·a) <= max_r |c(r)| · nᵏ · Δa (nᵏ only under replace-one)"),
     "abs": _info("abs", "Δ|a| <= Δa"),
     "max-min": _info("max-min", "Δ Max(a, b), Δ Min(a, b) <= max(Δa, Δb)"),
-    "piecewise": _info("piecewise", "a Piecewise with data-free conditions changes by at most max over its branches"),
+    "piecewise": _info("piecewise", "a Piecewise with data-free conditions changes by at most max over its branches, less those z3 shows unreachable"),
     "joint": _info("joint", "the joint encoding of every aggregate at once shows no change above B"),
     "weaken": _info("weaken", "a bound at least a proved bound is a bound"),
 }

@@ -33,7 +33,8 @@ resulting bound does it certify each form's exact per-output maximum with z3.
 ``Δ(c·a) <= max_r |c(r)| · Δa`` for ``c`` free of the data; ``Δ(nᵏ·a) = nᵏ·Δa``
 under replace-one (n is fixed); ``Δ|a| <= Δa``; ``ΔMax/Min(a, b) <= max(Δa,
 Δb)``; a ``Piecewise`` whose conditions are free of the data ``<= max`` over
-its branches; a term ``g(size())`` whose only data is the size does not move
+its branches, less those no output reaching it takes (z3 ``unsat``: a mean in
+such a branch is never evaluated, even on the empty dataset); a term ``g(size())`` whose only data is the size does not move
 under replace-one and moves by exactly ``|g(n + 1) − g(n)|`` under add-remove
 (``1/size()``: ``1/(n(n + 1))``; a change of small degree, checked exactly at
 n = 0 where q is defined there).  Where none applies the prover raises
@@ -62,7 +63,7 @@ from typing import Any
 import sympy
 import z3
 
-from expmech.spec import DATASET_SIZE, Count, Mean, Neighbours, QualityError, QualityFunction, Size, Total
+from expmech.spec import DATASET_SIZE, Count, InvalidArgument, Mean, Neighbours, QualityError, QualityFunction, Size, Total
 from expmech.spec.internal import compile_expression
 
 from ._claims import at_least, value_at
@@ -88,6 +89,8 @@ SIZE_OPERATIONS = 40  # ... and the most operations of a change that is not a ra
 ZERO = sympy.Integer(0)
 #: a linear form's (D, S) when a coefficient or a maximum is unbounded
 UNBOUNDED: Any = ("unbounded",)
+#: the enclosing ``(Piecewise, branch index)`` choices on the way to a subterm
+Reach = tuple[tuple[sympy.Piecewise, int], ...]
 
 
 class NoRule(Exception):
@@ -221,9 +224,9 @@ class Prover:
             tag: [domain_constraint(self.records[tag][sym], d) for _, sym, d in quality.schema.items()] for tag in ("a", "b")
         }
         self._translators = {tag: Translator({**self.records[tag], **self.output_vars}) for tag in ("a", "b")}
-        self._lifted: dict[tuple[sympy.Basic, bool], sympy.Expr] = {}
+        self._lifted: dict[tuple[sympy.Basic, bool, Reach], sympy.Expr] = {}
         #: how each lifted bound was reached (same keys as the lifts: a cached lift is one step, reused)
-        self._steps: dict[tuple[sympy.Basic, bool], Step] = {}
+        self._steps: dict[tuple[sympy.Basic, bool, Reach], Step] = {}
         self._constants: dict[sympy.Expr, Fraction | None] = {}
         #: whether q may be defined on the empty dataset (set by the proof once known; True is the cautious default)
         self.empty_defined = True
@@ -572,17 +575,36 @@ class Prover:
         """A sound bound on the change of ``expr`` between neighbours (see the module docstring)."""
         return self.step(expr).bound
 
-    def step(self, expr: sympy.Basic) -> Step:
-        """:meth:`lift` with how it was reached (the derivation's step for ``expr``)."""
-        key = (expr, self.theorem_bounds)
+    def step(self, expr: sympy.Basic, reach: Reach = ()) -> Step:
+        """:meth:`lift` with how it was reached (the derivation's step for ``expr``); ``reach``: the enclosing
+        ``(Piecewise, branch)`` choices that lead to ``expr`` (a branch no such output takes is left out)."""
+        key = (expr, self.theorem_bounds, reach)
         cached = self._steps.get(key)
         if cached is None:
-            cached = self._lift(expr)
+            cached = self._lift(expr, reach)
             self._steps[key] = cached
             self._lifted[key] = cached.bound
         return cached
 
-    def _lift(self, expr: sympy.Basic) -> Step:
+    def _chosen(self, expr: sympy.Piecewise, i: int) -> Any:
+        """At this output the Piecewise takes branch ``i`` (earlier conditions defined and false, the ``i``-th defined and true)."""
+        translator, parts = self._translators["a"], []
+        for j, pair in enumerate(expr.args[: i + 1]):
+            condition = translator.condition(pair.cond)
+            parts += [self.defined(pair.cond, "a"), condition if j == i else z3.Not(condition)]
+        return z3.And(*parts)
+
+    def dead_branches(self, expr: sympy.Piecewise, reach: Reach) -> tuple[int, ...]:
+        """The branches of ``expr`` no output reaching it takes (z3 ``unsat``; an inconclusive answer keeps the branch)."""
+        try:
+            context = [self._chosen(p, i) for p, i in reach]
+            chosen = [self._chosen(expr, i) for i in range(len(expr.args))]
+        except InvalidArgument:  # a condition the solver cannot read: every branch counts as reached
+            return ()
+        purpose = "no output reaching {} takes branch {}"
+        return tuple(i for i, c in enumerate(chosen) if self.run(self.output_domain + context + [c], purpose.format(expr, i), "unsat").status == "unsat")
+
+    def _lift(self, expr: sympy.Basic, reach: Reach = ()) -> Step:
         if not has_data(expr):
             return Step("data-free", ZERO)
         form = linear_form(expr)
@@ -611,7 +633,7 @@ class Prover:
                 except Unknown:
                     pass
             for i in linear + others:
-                child = self.step(expr.args[i])
+                child = self.step(expr.args[i], reach)
                 bound += child.bound
                 premises.append(((i,), child))
             return Step("sum", bound, {}, tuple(premises))
@@ -633,24 +655,27 @@ class Prover:
             scale = self.constant_bound(sympy.Mul(*constants)) if constants else Fraction(1)
             if scale is None:
                 return Step("scale", sympy.oo)
-            child = self.step(expr.args[data[0]])
+            child = self.step(expr.args[data[0]], reach)
             if child.bound is sympy.oo:  # not oo·n**k (an expression sympy keeps, which read as a finite bound)
                 return Step("scale", sympy.oo)
             return Step("scale", _rational(scale) * n**size_power * child.bound, {"factor_bound": number(scale)}, (((data[0],), child),))
         if isinstance(expr, sympy.Pow):
             raise NoRule(f"a power {expr} of a data-dependent term")
         if isinstance(expr, sympy.Abs):
-            child = self.step(expr.args[0])
+            child = self.step(expr.args[0], reach)
             return Step("abs", child.bound, {}, (((0,), child),))
         if isinstance(expr, sympy.Max | sympy.Min):
-            children = [self.step(arg) for arg in expr.args]
+            children = [self.step(arg, reach) for arg in expr.args]
             return Step("max-min", _largest([c.bound for c in children]), {}, tuple(((i,), c) for i, c in enumerate(children)))
         if isinstance(expr, sympy.Piecewise):
             for pair in expr.args:
                 if has_data(pair.cond):
                     raise NoRule(f"a Piecewise condition {pair.cond} that depends on the data")
-            children = [self.step(pair.expr) for pair in expr.args]
-            return Step("piecewise", _largest([c.bound for c in children]), {}, tuple(((i, 0), c) for i, c in enumerate(children)))
+            dead = self.dead_branches(expr, reach)
+            live = [i for i in range(len(expr.args)) if i not in dead]
+            children = [self.step(expr.args[i].expr, reach + ((expr, i),)) for i in live]
+            marks: dict[str, Any] = {"dead": list(dead)} if dead else {}
+            return Step("piecewise", _largest([c.bound for c in children]), marks, tuple(((i, 0), c) for i, c in zip(live, children)))
         raise NoRule(f"no rule for {type(expr).__name__}")
 
 
@@ -706,6 +731,8 @@ def _guarded(guard: Any, condition: Any) -> Any:
 
 def _largest(bounds: list[sympy.Expr]) -> sympy.Expr:
     """``Max`` of bounds: numbers compared exactly, the rest left to sympy once."""
+    if not bounds:
+        return ZERO  # a Piecewise none of whose branches is reached
     unique = sorted(set(bounds), key=sympy.default_sort_key)
     if any(b is sympy.oo for b in unique):
         return sympy.oo
