@@ -145,3 +145,17 @@ def test_account_cli_past_709_answers(large_eta_cert: tuple[Path, Fraction], cap
     assert 0 <= lower <= upper
     assert main(["account", str(path), "--times", "5", *query] + (["--adaptive"] if adaptive else [])) == 0  # the text form too
     assert ("ε(δ" if key == "epsilon" else "δ(ε") in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("eta", [Fraction(10**400), Fraction(1, 10**400), Fraction(10**6)])
+@pytest.mark.parametrize("curve", [OptimalComposition, AdaptiveComposition, ZCDPComposition])
+def test_eta_past_float64_answers_or_raises_a_documented_error(eta: Fraction, curve: type) -> None:
+    """η past 1e308 or below 1e-308 (float(η) overflows or is 0.0): an enclosure, or PrecisionExhausted; never
+    OverflowError, ZeroDivisionError or ValueError from a float filter."""
+    family = curve([(eta, 3), (eta * 2, 1)])
+    for call, argument in (("epsilon", Fraction(1, 10)), ("epsilon", Fraction(1, 10**400)), ("delta", eta), ("delta", eta / 3)):
+        try:
+            got = getattr(family, call)(argument)
+        except PrecisionExhausted:
+            continue
+        assert 0 <= got.lower <= got.upper
