@@ -15,12 +15,14 @@ from flint import arb, ctx, fmpq
 
 from expmech.spec import PrecisionExhausted
 
-__all__ = ["Enclosure", "ball", "endpoints", "refine"]
+__all__ = ["Enclosure", "ball", "endpoints", "finite_ends", "refine"]
 
 #: Relative width every curve reaches where its value is not a closed form.
 RELATIVE_WIDTH = Fraction(1, 10**10)
 START_PRECISION = 128
 MAX_PRECISION = 1 << 14
+#: Largest binary exponent of a ball end turned into a rational (a numerator or denominator of 2²⁴ bits).
+MAX_EXPONENT = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,8 @@ def ball(value: Fraction | int) -> arb:
 def _exact(value: arb) -> Fraction:
     mantissa, exponent = value.man_exp()
     m, e = int(mantissa), int(exponent)
+    if abs(e) > MAX_EXPONENT:  # e.g. e^{−10⁴⁰⁰}: no rational of this size is built
+        raise PrecisionExhausted(f"a ball's binary exponent {e} is past ±{MAX_EXPONENT}: the value is too large or small to enclose exactly")
     return Fraction(m << e) if e >= 0 else Fraction(m, 1 << -e)
 
 
@@ -90,10 +94,30 @@ def refine(
     """
     precision = start
     while True:
-        with ctx.workprec(precision):
-            lo, hi = at()
+        try:
+            with ctx.workprec(precision):
+                lo, hi = at()
+        except PrecisionExhausted:  # a ball not finite at this precision (e.g. a log of a ball holding 0): more bits
+            lo, hi = Fraction(0), Fraction(-1)
         if lo == hi or (lo > 0 and hi - lo <= relative * lo):
             return Enclosure(lo, hi)
         if precision >= MAX_PRECISION:
             raise PrecisionExhausted(f"{what}: no enclosure of relative width {float(relative):.0e} at {precision} bits")
+        precision *= 2
+
+
+def finite_ends(at: Callable[[], arb], what: str, *, start: int = 256) -> tuple[Fraction, Fraction]:
+    """The rational ends of the ball ``at()`` at the first of 256, 512, … bits where it is finite.
+
+    For closed forms that need no width target, only a finite ball (e.g. a logarithm of a difference that
+    holds 0 at low precision).  Raises :class:`PrecisionExhausted` naming ``what`` past 16384 bits.
+    """
+    precision = start
+    while True:
+        try:
+            with ctx.workprec(precision):
+                return endpoints(at())
+        except PrecisionExhausted:
+            if precision >= MAX_PRECISION:
+                raise PrecisionExhausted(f"{what}: no finite enclosure at {precision} bits") from None
         precision *= 2

@@ -31,14 +31,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from flint import arb, ctx
+from flint import arb
 
 from expmech.spec import InvalidArgument
 from expmech.spec.internal import describe
 from expmech.spec.internal import as_rational, positive_rational
 
-from ._balls import RELATIVE_WIDTH, Enclosure, ball, endpoints, refine
-from ._optimal import MAX_TIMES, optimal_delta, optimal_delta_float
+from ._balls import RELATIVE_WIDTH, Enclosure, ball, endpoints, finite_ends, refine
+from ._optimal import FLOAT_FAILURES, MAX_TIMES, optimal_delta, optimal_delta_float
 from ._heterogeneous import pair_family_lower
 from ._windows import heterogeneous_windows
 from ._moments import moment_delta, moment_epsilon
@@ -128,7 +128,11 @@ class _Curve:
         """
         target = _delta_arg(delta)
         top = self.total_eta
-        guess, hint = self._guess(float(target))
+        try:  # a float guess only: past float64 (δ below 1e-308, ε or η past 1e308) the exact bisection decides
+            guess, hint = self._guess(float(target))
+            _rational_near(guess * 2)
+        except FLOAT_FAILURES:
+            guess, hint = 0.0, None
         for rel in (1e-11, 1e-10, 3e-10):
             hi = min(_rational_near(guess * (1 + rel)), top)
             lo = _rational_near(guess * (1 - rel))
@@ -236,10 +240,13 @@ class AdaptiveComposition(_Curve):
     def bounds_epsilon(self, delta: Any) -> dict[str, Fraction]:
         """Each sound bound's upper end on ε(δ), by name (``moment``, ``azuma``, ``zcdp``, ``pure``)."""
         target = _delta_arg(delta)
-        with ctx.workprec(256):
+
+        def azuma_value() -> arb:
             mean = sum((k * _kl_bound(eta) for eta, k in self.components), arb(0))
             spread = sum((ball(eta * eta * k) for eta, k in self.components), arb(0))
-            azuma = endpoints(mean + (spread * (1 / ball(target)).log() / 2).sqrt())[1]
+            return mean + (spread * (1 / ball(target)).log() / 2).sqrt()
+
+        azuma = finite_ends(azuma_value, "the Azuma bound's epsilon")[1]
         return {
             MOMENT: moment_epsilon(self.components, target),
             AZUMA: azuma,

@@ -22,7 +22,7 @@ import numpy as np
 from flint import arb
 
 from ._balls import Enclosure, ball, endpoints, refine
-from ._optimal import pair_probabilities
+from ._optimal import FLOAT_FAILURES, log_expm1, pair_probabilities
 
 __all__ = ["MAX_CELLS", "MAX_GROUPS", "pair_family_delta", "pair_family_lower"]
 
@@ -41,21 +41,29 @@ def _log_pmf(k: int, log_s: float, log_f: float) -> np.ndarray:
 
 
 def _float_delta(components: tuple[tuple[Fraction, int], ...], epsilon: float, ts: list[float]) -> float:
+    """δ_t(ε) in float64, in logs (``e^ε`` and ``e^η`` overflow past 709): a choice of windows only."""
     log_p = np.zeros(1)
     log_q = np.zeros(1)
     loss = np.zeros(1)
     for (eta, k), t in zip(components, ts):
         e = float(eta)
-        q = math.expm1(-t) / math.expm1(e)
-        p = math.exp(t + e) * q
-        if not (0 < q < 1 and 0 < p < 1):
+        if not -e < t < 0:
             return 0.0
-        lp, lq = _log_pmf(k, math.log(p), math.log1p(-p)), _log_pmf(k, math.log(q), math.log1p(-q))
-        log_p = (log_p[:, None] + lp[None, :]).ravel()
-        log_q = (log_q[:, None] + lq[None, :]).ravel()
+        log_scale = float(log_expm1(e))
+        lq, l1mp = float(log_expm1(-t)) - log_scale, float(log_expm1(t + e)) - log_scale
+        lp, l1mq = t + e + lq, -t + l1mp
+        log_p = (log_p[:, None] + _log_pmf(k, lp, l1mp)[None, :]).ravel()
+        log_q = (log_q[:, None] + _log_pmf(k, lq, l1mq)[None, :]).ravel()
         loss = (loss[:, None] + (k * t + e * np.arange(k + 1))[None, :]).ravel()
     mask = loss > epsilon
-    return float(np.sum(np.exp(log_p[mask])) - math.exp(epsilon) * np.sum(np.exp(log_q[mask])))
+    if not mask.any():
+        return 0.0
+    top_p = float(np.max(log_p[mask]))
+    total_p = top_p + math.log(float(np.sum(np.exp(log_p[mask] - top_p))))
+    top_q = float(np.max(log_q[mask]))
+    gap = epsilon + top_q + math.log(float(np.sum(np.exp(log_q[mask] - top_q)))) - total_p
+    value = math.exp(total_p) * -math.expm1(gap) if gap < 0 else 0.0
+    return value if math.isfinite(value) else 0.0
 
 
 def _choose(components: tuple[tuple[Fraction, int], ...], epsilon: Fraction) -> list[Fraction]:
@@ -120,7 +128,10 @@ def pair_family_lower(components: tuple[tuple[Fraction, int], ...], epsilon: Fra
     """A proven lower bound on the optimal δ(ε): the exact δ of the best pair family found; 0 where it does not apply."""
     if not _applies(components) or len(components) < 2:
         return Fraction(0)
-    ts = _choose(components, epsilon)
+    try:
+        ts = _choose(components, epsilon)
+    except FLOAT_FAILURES:  # η or ε past float64: no window chosen, 0 is the (sound) lower end
+        return Fraction(0)
     if any(not -eta < t < 0 for (eta, _), t in zip(components, ts)):
         return Fraction(0)
     return pair_family_delta(components, epsilon, ts).lower

@@ -33,9 +33,10 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from flint import arb, ctx
+from flint import arb
 
-from ._balls import Enclosure, ball, endpoints, refine
+from ._balls import Enclosure, ball, endpoints, finite_ends, refine
+from ._optimal import FLOAT_FAILURES, log_expm1
 
 __all__ = ["moment_delta", "moment_epsilon", "log_moment"]
 
@@ -63,11 +64,12 @@ def _log_factor(lam: Fraction) -> arb:
 
 
 def _log_moment_float(eta: float, lam: float) -> float:
-    a = math.exp(eta)
-    power = math.exp(eta * (lam + 1))
-    alpha, beta = power - 1, power - a
-    x = min(max(lam * alpha / ((lam + 1) * beta), 1 / a), 1.0)
-    return lam * math.log(x) + math.log(alpha - beta * x) - math.log(a - 1)
+    """``ln M(λ)`` in float64, in logs (``a^{λ+1}`` overflows past ``η(λ+1) = 709``): only picks λ."""
+    log_alpha = float(log_expm1(eta * (lam + 1)))  # ln(a^{λ+1} − 1)
+    log_beta = eta + float(log_expm1(eta * lam))  # ln(a^{λ+1} − a) = η + ln(a^λ − 1)
+    log_x = min(max(math.log(lam) + log_alpha - math.log1p(lam) - log_beta, -eta), 0.0)
+    # β x / α < 1 at every clipped x (it is λ/(λ+1) at x*, and β/a < α at x = 1/a): log1p's argument is above −1
+    return lam * log_x + log_alpha + math.log1p(-math.exp(log_beta + log_x - log_alpha)) - float(log_expm1(eta))
 
 
 def _log_delta_float(components: tuple[tuple[Fraction, int], ...], epsilon: float, lam: float) -> float:
@@ -87,7 +89,9 @@ def _golden(f: object, lo: float, hi: float) -> Fraction:
         a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
         try:
             fa, fb = func(a), func(b)  # type: ignore[operator]
-        except (OverflowError, ValueError, ZeroDivisionError):
+            if not (math.isfinite(fa) and math.isfinite(fb)):
+                raise OverflowError
+        except FLOAT_FAILURES:
             hi = b
             continue
         if fa <= fb:
@@ -101,8 +105,11 @@ def _golden(f: object, lo: float, hi: float) -> Fraction:
 
 
 def _lambda_cap(components: tuple[tuple[Fraction, int], ...]) -> float:
-    smallest = min(float(eta) for eta, _ in components)
-    return max(4.0, 700.0 / smallest)
+    try:
+        smallest = min(float(eta) for eta, _ in components)
+        return max(4.0, 700.0 / smallest) if smallest > 1e-300 else 1e300
+    except FLOAT_FAILURES:  # an η past float64: a large cap (λ is only a choice)
+        return 4.0
 
 
 def moment_delta(components: tuple[tuple[Fraction, int], ...], epsilon: Fraction) -> Enclosure:
@@ -111,6 +118,8 @@ def moment_delta(components: tuple[tuple[Fraction, int], ...], epsilon: Fraction
 
     def ends() -> tuple[Fraction, Fraction]:
         log_value = _log_factor(lam) + sum((k * log_moment(eta, lam) for eta, k in components), arb(0)) - ball(lam) * ball(epsilon)
+        if log_value > 0:  # the bound is above 1: δ <= 1 (never turned into a huge rational)
+            return Fraction(1), Fraction(1)
         lo, hi = endpoints(log_value.exp())
         return min(lo, Fraction(1)), min(hi, Fraction(1))
 
@@ -121,6 +130,8 @@ def moment_epsilon(components: tuple[tuple[Fraction, int], ...], delta: Fraction
     """A rational above ``(ln c(λ) + Σ k_i ln M_i(λ) − ln δ)/λ`` at a chosen ``λ > 0``: ε with δ(ε) <= delta."""
     log_delta = math.log(delta.numerator) - math.log(delta.denominator)
     lam = _golden(lambda x: _epsilon_float(components, log_delta, x), 1e-9, _lambda_cap(components))
-    with ctx.workprec(256):
-        value = (_log_factor(lam) + sum((k * log_moment(eta, lam) for eta, k in components), arb(0)) - (ball(delta)).log()) / ball(lam)
-        return max(endpoints(value)[1], Fraction(0))
+
+    def value() -> arb:
+        return (_log_factor(lam) + sum((k * log_moment(eta, lam) for eta, k in components), arb(0)) - (ball(delta)).log()) / ball(lam)
+
+    return max(finite_ends(value, "the moment bound's epsilon")[1], Fraction(0))

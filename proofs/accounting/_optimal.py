@@ -41,7 +41,22 @@ from flint import arb, arb_poly
 
 from ._balls import Enclosure, ball, endpoints, refine
 
-__all__ = ["MAX_TIMES", "optimal_delta", "optimal_delta_float", "pair_probabilities"]
+__all__ = ["FLOAT_FAILURES", "MAX_TIMES", "log_expm1", "optimal_delta", "optimal_delta_float", "pair_probabilities"]
+
+#: What a float filter may raise on numbers past float64 (``float(Fraction)`` past 1e308, ``int / int`` too
+#: large, ``math.exp`` past 709, a rational that rounds to 0.0 used as a divisor): a caller catches these
+#: and takes its exact path, never a traceback.
+FLOAT_FAILURES = (OverflowError, ZeroDivisionError, ValueError)
+
+
+def log_expm1(x: np.ndarray | float) -> np.ndarray:
+    """``ln(e^x − 1)`` for ``x > 0`` without overflow: ``x + ln(1 − e^{−x})`` past 30, else ``ln(expm1(x))``.
+
+    Each branch is within a few ulp (the first adds a term below ``e^{−30}``); ``x <= 0`` gives nan or −inf.
+    """
+    x = np.asarray(x, dtype=float)
+    with np.errstate(all="ignore"):
+        return np.where(x > 30, x + np.log1p(-np.exp(-np.abs(x))), np.log(np.expm1(np.minimum(x, 30.0))))
 
 #: Largest k the exact homogeneous curve accepts (its cost is O(k²)).
 MAX_TIMES = 20_000
@@ -94,6 +109,13 @@ def _filtered_rows(epsilon: Fraction, eta: Fraction, k: int, band: range) -> lis
     rows = np.arange(band.start, band.stop)
     if rows.size <= 8:
         return [int(r) for r in rows]
+    try:
+        return _filter(epsilon, eta, k, rows)
+    except FLOAT_FAILURES:  # a number past float64 (η or ε near 1e308): no filter, every row exactly
+        return [int(r) for r in rows]
+
+
+def _filter(epsilon: Fraction, eta: Fraction, k: int, rows: np.ndarray) -> list[int]:
     # t = (ε − ℓη)/(k+1) = (A − ℓB)/D in integers; int / int is correctly rounded.
     denominator = epsilon.denominator * eta.denominator * (k + 1)
     a, b = epsilon.numerator * eta.denominator, eta.numerator * epsilon.denominator
@@ -102,17 +124,17 @@ def _filtered_rows(epsilon: Fraction, eta: Fraction, k: int, band: range) -> lis
     s = np.array([(a - int(ell) * b + shift) / denominator for ell in rows])
     eta_f = float(eta)
     with np.errstate(all="ignore"):
-        log_scale = math.log(math.expm1(eta_f))
-        log_em1 = np.log(np.expm1(-t))
+        log_scale = float(log_expm1(eta_f))
+        log_em1 = log_expm1(-t)
         log_q = log_em1 - log_scale
-        log_1mq = -t + np.log(np.expm1(s)) - log_scale
+        log_1mq = -t + log_expm1(s) - log_scale
         i = np.arange(k + 1, dtype=float)
         steps = np.log((k - i[1:] + 1) / i[1:])
         log_c = np.concatenate(([0.0], np.cumsum(steps)))
         low = int(rows[0])
         i, log_c = i[low:], log_c[low:]
         j = i[None, :] - rows[:, None]
-        weight = np.log(np.expm1(np.maximum(j, 0.0) * eta_f - t[:, None]))
+        weight = log_expm1(np.maximum(j, 0.0) * eta_f - t[:, None])
         terms = log_c[None, :] + i[None, :] * log_q[:, None] + (k - i[None, :]) * log_1mq[:, None] + weight
         terms[j < 0] = -np.inf
         top = terms.max(axis=1)
@@ -179,9 +201,9 @@ def _float_rows(epsilon: float, eta: float, k: int, low: int, high: int, stride:
     rows = np.arange(low, high + 1, stride)
     ells = rows.astype(float)
     t = (epsilon - ells * eta) / (k + 1)
-    scale = math.expm1(eta)
-    log_q = np.log(np.expm1(-t) / scale)
-    log_1mp = np.log(np.expm1(t + eta) / scale)
+    log_scale = float(log_expm1(eta))
+    log_q = log_expm1(-t) - log_scale
+    log_1mp = log_expm1(t + eta) - log_scale
     log_p = t + eta + log_q
     log_1mq = -t + log_1mp
     i = np.arange(k + 1, dtype=float)
@@ -189,13 +211,16 @@ def _float_rows(epsilon: float, eta: float, k: int, low: int, high: int, stride:
     i = i[low:]  # only the terms i >= ℓ >= low enter a tail
     mask = i[None, :] >= rows[:, None]
 
-    def tail(log_s: np.ndarray, log_f: np.ndarray) -> np.ndarray:
+    def log_tail(log_s: np.ndarray, log_f: np.ndarray) -> np.ndarray:
         terms = log_c[None, :] + i[None, :] * log_s[:, None] + (k - i[None, :]) * log_f[:, None]
         terms = np.where(mask, terms, -np.inf)
         top = terms.max(axis=1)
-        return np.exp(top) * np.exp(terms - top[:, None]).sum(axis=1)
+        return top + np.log(np.exp(terms - top[:, None]).sum(axis=1))
 
-    f = tail(log_p, log_1mp) - math.exp(epsilon) * tail(log_q, log_1mq)
+    # f = P-tail − e^ε Q-tail, in logs (e^ε overflows past ε = 709): e^{lp}(1 − e^{ε + lq − lp})
+    lp = log_tail(log_p, log_1mp)
+    gap = epsilon + log_tail(log_q, log_1mq) - lp
+    f = np.where(gap < 0, np.exp(lp) * -np.expm1(np.minimum(gap, 0.0)), -np.inf)
     f = np.where(np.isfinite(f), f, -np.inf)
     best = int(np.argmax(f))
     return max(float(f[best]), 0.0), int(rows[best])

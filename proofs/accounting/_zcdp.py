@@ -13,6 +13,7 @@ from fractions import Fraction
 from flint import arb
 
 from ._balls import Enclosure, ball, endpoints, refine
+from ._optimal import FLOAT_FAILURES
 
 __all__ = ["zcdp_delta", "zcdp_epsilon"]
 
@@ -38,7 +39,7 @@ def _golden(f: object, lo: float, hi: float) -> Fraction:
         a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
         try:
             fa, fb = func(a), func(b)  # type: ignore[operator]
-        except (OverflowError, ValueError):
+        except FLOAT_FAILURES:
             break
         if fa <= fb:
             hi = b
@@ -61,15 +62,20 @@ def _bs_delta(rho: Fraction, epsilon: Fraction) -> arb:
 
 def zcdp_delta(rho: Fraction, epsilon: Fraction) -> Enclosure:
     """An enclosure of ``min(δ_BS(ε), δ_CKS(ε; α), 1)`` for ρ-zCDP, ``rho > 0``, ``epsilon > 0``."""
-    if epsilon <= rho:
-        alpha = Fraction(2)
-    else:
-        alpha = _alpha_for_delta(float(rho), float(epsilon))
+    alpha = Fraction(2)
+    if epsilon > rho:
+        try:  # α is only a choice: past float64 (ρ or ε past 1e308, ρ below 1e-308) α = 2 is as sound
+            alpha = _alpha_for_delta(float(rho), float(epsilon))
+        except FLOAT_FAILURES:
+            pass
+
+    def capped(value: arb) -> tuple[Fraction, Fraction]:  # a bound above 1 is 1 (never turned into a huge rational)
+        return (Fraction(1), Fraction(1)) if value > 1 else endpoints(value)
 
     def ends() -> tuple[Fraction, Fraction]:
-        lo_c, hi_c = endpoints(_cks_delta(rho, epsilon, alpha))
+        lo_c, hi_c = capped(_cks_delta(rho, epsilon, alpha))
         if epsilon > rho:
-            lo_b, hi_b = endpoints(_bs_delta(rho, epsilon))
+            lo_b, hi_b = capped(_bs_delta(rho, epsilon))
             lo_c, hi_c = min(lo_c, lo_b), min(hi_c, hi_b)
         return min(lo_c, Fraction(1)), min(hi_c, Fraction(1))
 
@@ -81,7 +87,10 @@ def zcdp_epsilon(rho: Fraction, delta: Fraction) -> Enclosure:
 
     ``ε_BS = ρ + 2√(ρ ln(1/δ))``; ``ε_CKS = αρ + (ln(1/δ) − ln α)/(α − 1) + ln(1 − 1/α)``.
     """
-    alpha = _alpha_for_epsilon(float(rho), float(delta))
+    try:  # α is only a choice: past float64 (δ below 1e-308, ρ past 1e308 or below 1e-308) α = 2 is as sound
+        alpha = _alpha_for_epsilon(float(rho), float(delta))
+    except FLOAT_FAILURES:
+        alpha = Fraction(2)
 
     def ends() -> tuple[Fraction, Fraction]:
         r, d, a = ball(rho), ball(delta), ball(alpha)

@@ -21,6 +21,7 @@ certifies no ε), 1 a component (or a composition certificate) does not check.
 from __future__ import annotations
 
 import argparse
+import decimal
 import json
 import sys
 from fractions import Fraction
@@ -157,6 +158,21 @@ def _least(bounds: dict[str, Fraction]) -> dict[str, Any]:
     return {"tightest": name, "bounds": {key: _text(value) for key, value in bounds.items()}}
 
 
+def _show(text: str, digits: int) -> str:
+    """The rational ``text`` to ``digits`` significant digits; past float64 (1e308, or a positive value below
+    1e-308 that a float would show as 0) in decimal, so a tiny bound never reads as 0 and a huge one never overflows."""
+    value = Fraction(text)
+    try:
+        shown = float(value)
+        if shown != 0 or value == 0:
+            return f"{shown:.{digits}g}"
+    except OverflowError:
+        pass
+    with decimal.localcontext() as context:
+        context.prec, context.Emax, context.Emin = digits + 5, decimal.MAX_EMAX, decimal.MIN_EMIN
+        return f"{decimal.Decimal(value.numerator) / decimal.Decimal(value.denominator):.{digits}g}"
+
+
 def _render_text(answer: dict[str, Any]) -> str:
     lines = [f"curve: {answer['curve']}", f"  enclosure: {answer['case']}"]
     for c in answer["components"]:
@@ -165,16 +181,16 @@ def _render_text(answer: dict[str, Any]) -> str:
         lines.append(f"  tightest adaptive bound: {answer['adaptive_bound']['tightest']}")
     if isinstance(answer["delta"], dict):
         d = answer["delta"]
-        lines.append(f"δ(ε = {answer['epsilon']}) <= {float(Fraction(d['upper'])):.6g}   enclosure [{d['lower']}, {d['upper']}]")
+        lines.append(f"δ(ε = {answer['epsilon']}) <= {_show(d['upper'], 6)}   enclosure [{d['lower']}, {d['upper']}]")
         if "witness_lower_bound" in answer:
-            lines.append(f"  lower bound (witness pair, exact PLD): δ >= {float(Fraction(answer['witness_lower_bound']['delta']['lower'])):.6g}")
-        lines.append(f"  zCDP (ρ = {answer['zcdp_rho']}): δ <= {float(Fraction(answer['zcdp_delta']['upper'])):.6g}")
+            lines.append(f"  lower bound (witness pair, exact PLD): δ >= {_show(answer['witness_lower_bound']['delta']['lower'], 6)}")
+        lines.append(f"  zCDP (ρ = {answer['zcdp_rho']}): δ <= {_show(answer['zcdp_delta']['upper'], 6)}")
     else:
         e = answer["epsilon"]
-        lines.append(f"ε(δ = {answer['delta']}) <= {float(Fraction(e['upper'])):.10g}   enclosure [{e['lower']}, {e['upper']}]")
+        lines.append(f"ε(δ = {answer['delta']}) <= {_show(e['upper'], 10)}   enclosure [{e['lower']}, {e['upper']}]")
         if "witness_lower_bound" in answer:
-            lines.append(f"  lower bound (witness pair, exact PLD): ε >= {float(Fraction(answer['witness_lower_bound']['epsilon'])):.6g}")
-        lines.append(f"  zCDP (ρ = {answer['zcdp_rho']}): ε <= {float(Fraction(answer['zcdp_epsilon']['upper'])):.6g}")
+            lines.append(f"  lower bound (witness pair, exact PLD): ε >= {_show(answer['witness_lower_bound']['epsilon'], 6)}")
+        lines.append(f"  zCDP (ρ = {answer['zcdp_rho']}): ε <= {_show(answer['zcdp_epsilon']['upper'], 6)}")
     return "\n".join(lines)
 
 
