@@ -299,12 +299,14 @@ def _expression(tree: Any, limits: CertificateLimits, where: str) -> None:
         if node.get("node") == "Pow" and len(args) == 2:
             exponent = args[1]
             text = exponent.get("rational") if isinstance(exponent, dict) else None
-            if not isinstance(text, str):  # the language's powers have integer exponents: an expression there is a tower
+            if not isinstance(text, str) and isinstance(exponent, dict) and ("node" in exponent or "symbol" in exponent):
+                # the language's powers have integer exponents: an expression there is a tower
                 raise _refuse("max_exponent", f"{where} has a power whose exponent is not a number (only integers within ±max_exponent={limits.max_exponent})")
-            _digits(text, limits, where)
-            match = _RATIONAL.fullmatch(text)
-            if match is not None and (len(match.group(1)) > 4 or abs(int(text.split("/")[0])) > limits.max_exponent):
-                raise _refuse("max_exponent", f"{where} has the exponent {text[:40]}, beyond ±max_exponent={limits.max_exponent}", text[:40])
+            if isinstance(text, str):  # anything else that is not an expression is malformed: the schema names it
+                _digits(text, limits, where)
+                match = _RATIONAL.fullmatch(text)
+                if match is not None and (len(match.group(1)) > 4 or abs(int(text.split("/")[0])) > limits.max_exponent):
+                    raise _refuse("max_exponent", f"{where} has the exponent {text[:40]}, beyond ±max_exponent={limits.max_exponent}", text[:40])
         stack.extend((item, depth + 1) for item in args)
     degree = _degree(tree)
     if degree > limits.max_degree:
