@@ -135,7 +135,23 @@ def test_a_resealed_query_answer_is_caught_both_ways():
     assert report.exit_code == 1
 
 
-@pytest.mark.parametrize("failure", ["raises", "killed", "garbage"])
+@pytest.mark.parametrize("section", ["quality", "mechanism"])
+def test_a_respelled_input_fails_first_both_ways(section):
+    """The comparison of the inputs with their re-rendering runs in the second process beside the re-derivation; its
+    failure is still the one reported (and first), as with one process."""
+
+    def respell(statement: dict[str, Any]) -> None:
+        target = statement["predicate"][section]
+        if section == "mechanism":
+            target["epsilon0"] = "2/4"  # the same ε₀, not in lowest terms
+        else:
+            target["name"] = target["name"] + " "  # the subject names the quality: it differs too
+
+    report = _both(resealed(catalogue_certificate("median").data, respell))
+    assert report.exit_code == 1 and report.failed in ("quality", "mechanism", "subject", "inputs"), report.failed
+
+
+@pytest.mark.parametrize("failure", ["nothing sent", "raises", "killed", "garbage"])
 def test_a_failing_second_process_leaves_the_work_to_the_first(monkeypatch, failure):
     def broken(*args: Any, **kwargs: Any) -> Any:
         if failure == "killed":
@@ -144,7 +160,7 @@ def test_a_failing_second_process_leaves_the_work_to_the_first(monkeypatch, fail
             return "not results"  # sent and unpickled, but not AheadResults
         raise RuntimeError("the child fails")
 
-    monkeypatch.setattr(_ahead, "_compute", broken)
+    monkeypatch.setattr(_ahead, "_send" if failure == "nothing sent" else "_compute", broken)
     report = _both(catalogue_certificate("median").data)
     assert report.exit_code == 0
 

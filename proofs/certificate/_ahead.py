@@ -32,16 +32,17 @@ import signal
 import sys
 import threading
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from ..smallmodel import small_model_check
 from ._derive import measure_budget
 from ._inputs import CertificateInputs, FiniteRange
 from ._kernel_check import prefetch_kernel
-from ._run import DerivationCache, _Check
+from ._run import DerivationCache, _Check, _Stop
 from ._smt import normalise_smt2, run_cvc5, run_z3
 
-__all__ = ["MIN_OUTPUTS", "AheadResults", "Ahead", "available_cpus", "start_ahead"]
+__all__ = ["MIN_OUTPUTS", "AheadResults", "Ahead", "Staged", "available_cpus", "run_stage", "start_ahead"]
 
 #: The fewest outputs of a finite range for which ``check`` computes ahead in a second process (smaller certificates
 #: check in well under a second of this work, less than a fork and a transfer cost).
@@ -82,7 +83,8 @@ def _worth_it(inputs: CertificateInputs, jobs: int | None) -> bool:
 
 
 class Ahead:
-    """A running child: :meth:`collect` waits for its results, :meth:`cancel` ends it (both reap it)."""
+    """A running child: :meth:`first` waits for its first stage, :meth:`collect` for its results, :meth:`cancel` ends
+    it (the last two reap it)."""
 
     def __init__(self, pid: int, fd: int, frozen: bool = False) -> None:
         self.pid = pid
@@ -90,25 +92,37 @@ class Ahead:
         self.frozen = frozen
         self.done = False
 
-    def collect(self) -> AheadResults | None:
-        """The child's results, waiting for them; None when it failed or sent nothing readable."""
+    def _message(self) -> Any:
+        """The next message on the pipe (an 8-byte length, then a pickle); None at its end or on anything unreadable."""
         if self.done:
             return None
-        chunks = []
         try:
-            while True:
-                chunk = os.read(self.fd, 1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-        except OSError:
-            chunks = []
-        self._reap()
-        try:
-            results = pickle.loads(b"".join(chunks)) if chunks else None
-        except Exception:  # noqa: BLE001 - a child that died mid-write: compute everything here
+            head = self._exactly(8)
+            body = self._exactly(int.from_bytes(head, "big")) if head is not None else None
+            return pickle.loads(body) if body is not None else None
+        except Exception:  # noqa: BLE001 - a child that died mid-write: the parent computes it itself
             return None
-        return results if isinstance(results, AheadResults) else None
+
+    def _exactly(self, size: int) -> bytes | None:
+        chunks, left = [], size
+        while left:
+            chunk = os.read(self.fd, min(left, 1 << 20))
+            if not chunk:
+                return None
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+
+    def first(self) -> Staged | None:
+        """The first stage's records, as the child ran it; None when it did not send them."""
+        message = self._message()
+        return message if isinstance(message, Staged) else None
+
+    def collect(self) -> AheadResults | None:
+        """The child's results, waiting for them (after :meth:`first`); None when it failed or sent nothing readable."""
+        message = self._message()
+        self._reap()
+        return message if isinstance(message, AheadResults) else None
 
     def cancel(self) -> None:
         """End the child if it is still running (the parent stopped early, or collected already)."""
@@ -128,9 +142,30 @@ class Ahead:
             os.waitpid(self.pid, 0)
 
 
-def start_ahead(run: _Check, statement: dict[str, Any], inputs: CertificateInputs, jobs: int | None) -> Ahead | None:
-    """Fork the child computing :class:`AheadResults` for ``statement`` when it can pay off (see the module docstring);
-    None when the parent is to do all the work itself."""
+@dataclass
+class Staged:
+    """What a stage recorded on a scratch run: its checks, and its failure (None when it passed) with the outcome."""
+
+    checks: list[tuple[str, bool, str]]
+    failed: str | None
+    outcome: Any
+
+
+def run_stage(run: _Check, stage: Callable[[_Check], None]) -> Staged:
+    """``stage`` run on a scratch copy of ``run``'s settings: what it recorded, without touching ``run``."""
+    scratch = _Check(run.solvers, run.limits, None)
+    try:
+        stage(scratch)
+    except _Stop:
+        pass
+    return Staged(scratch.checks, scratch.failed, scratch.outcome)
+
+
+def start_ahead(run: _Check, statement: dict[str, Any], inputs: CertificateInputs, jobs: int | None, first: Callable[[_Check], None]) -> Ahead | None:
+    """Fork the child when it can pay off (see the module docstring), None when the parent is to do all the work itself.
+
+    The child runs ``first`` (a stage of the check recorded on a run, which the parent would have run next) and sends
+    its :class:`Staged` records, then computes and sends :class:`AheadResults` for ``statement``."""
     if not _worth_it(inputs, jobs):
         return None
     try:
@@ -157,10 +192,8 @@ def start_ahead(run: _Check, statement: dict[str, Any], inputs: CertificateInput
         try:
             gc.disable()
             os.close(read)
-            payload = pickle.dumps(_compute(run, statement, inputs), protocol=pickle.HIGHEST_PROTOCOL)
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(write, view) :]
+            _send(write, run_stage(run, first))
+            _send(write, _compute(run, statement, inputs))
             code = 0
         except BaseException:  # noqa: BLE001 - whatever happens here, the parent computes it itself
             pass
@@ -168,6 +201,13 @@ def start_ahead(run: _Check, statement: dict[str, Any], inputs: CertificateInput
             os._exit(code)
     os.close(write)
     return Ahead(pid, read, freeze)
+
+
+def _send(fd: int, value: Any) -> None:
+    payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(len(payload).to_bytes(8, "big") + payload)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _compute(run: _Check, statement: dict[str, Any], inputs: CertificateInputs) -> AheadResults:

@@ -10,6 +10,7 @@ content-limit and schema checks, so hostile input is refused without them.
 
 from __future__ import annotations
 
+import functools
 import json
 from fractions import Fraction
 from typing import Any
@@ -22,11 +23,11 @@ from expmech.spec.internal import describe
 from ..prover._claims import at_least
 from ._build import implementation_sha256
 from ._canonical import canonical_bytes, safe_integer_rows, safe_integers
-from ._run import _PROVENANCE, CheckOutcome, _Check
+from ._run import _PROVENANCE, CheckOutcome, _Check, _Stop
 from ._derive import Derivation, derive, epsilon_at, measure_budget, subject
 from ._inputs import CertificateInputs, decode_output, decode_value, inputs_from_json, inputs_to_json
 from ._smallmodel import check_small_model
-from ._ahead import start_ahead
+from ._ahead import run_stage, start_ahead
 from ._kernel_check import check_kernel
 from ._smt import SolverRun, normalise_smt2, run_cvc5, run_z3, z3_label
 
@@ -44,11 +45,28 @@ def rederive(run: _Check, statement: dict[str, Any], bound: sympy.Expr | None) -
     except Exception as error:  # noqa: BLE001 - sympy refusing a schema-valid hostile tree is the certificate's fault
         raise run.fail("inputs", f"the inputs cannot be rebuilt: {type(error).__name__}: {' '.join(str(error).split())[:200]}") from None
     run.passed("inputs", f"quality rebuilt exactly (sha256 {inputs.quality.sha256[:12]}…), range and base measure valid")
-    _compare_inputs(run, statement, inputs)
-    ahead = start_ahead(run, statement, inputs, run.jobs)
+    compare_inputs = functools.partial(_compare_inputs, recorded=statement, inputs=inputs)
+    ahead = start_ahead(run, statement, inputs, run.jobs, compare_inputs)
+    if ahead is None:
+        compare_inputs(run)
     try:
-        derivation = _derivation(run, inputs, predicate["solver_calls"])
-        _compare(run, statement, derivation.statement)
+        mark, notes = len(run.checks), len(run.notes)
+        try:
+            derivation = _derivation(run, inputs, predicate["solver_calls"])
+            _compare(run, statement, derivation.statement)
+            stopped = None
+        except _Stop as stop:
+            stopped = stop
+        if ahead is not None:  # the comparison of the inputs comes first: a failure there is the report's
+            staged = ahead.first() or run_stage(run, compare_inputs)
+            if staged.failed is not None:
+                del run.checks[mark:], run.notes[notes:]
+                run.checks.extend(staged.checks)
+                run.failed, run.outcome = staged.failed, staged.outcome
+                raise _Stop()
+            run.checks[mark:mark] = staged.checks
+        if stopped is not None:
+            raise stopped
         results = ahead.collect() if ahead is not None else None
     finally:
         if ahead is not None:
