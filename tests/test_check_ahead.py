@@ -10,6 +10,7 @@ small-model check catches, solvers that disagree, and a child that fails.
 
 from __future__ import annotations
 
+import copy
 import os
 import random
 import signal
@@ -20,10 +21,10 @@ from typing import Any
 import pytest
 
 from certificate_mutants import mutants, path_class, resealed_statement
-from certificate_tools import catalogue_certificate, claim, resealed
+from certificate_tools import catalogue_certificate, claim, resealed, seal
 from expmech.impl import catalogue_entry
-from expmech.proofs import CheckOutcome, certify, check_certificate
-from expmech.proofs.certificate import _ahead, _rederive, _smallmodel
+from expmech.proofs import CertificateLimits, CheckOutcome, certify, check_certificate
+from expmech.proofs.certificate import _ahead, _fork, _rederive, _smallmodel
 from expmech.proofs.certificate._smt import SolverRun
 from expmech.spec import InvalidArgument
 
@@ -34,8 +35,8 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or not sys.platform.star
 def _small_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small certificates take the two-process path; and the idle threads another test of this worker may have left
     (a Dask cluster's) do not turn it off: they hold no lock the child needs."""
-    monkeypatch.setattr(_ahead, "MIN_OUTPUTS", 1)
-    monkeypatch.setattr(_ahead, "_threads", lambda: 1)
+    monkeypatch.setattr(_fork, "MIN_OUTPUTS", 1)
+    monkeypatch.setattr(_fork, "threads", lambda: 1)
 
 
 def _both(data: Any, **options: Any) -> Any:
@@ -151,6 +152,72 @@ def test_a_respelled_input_fails_first_both_ways(section):
     assert report.exit_code == 1 and report.failed in ("quality", "mechanism", "subject", "inputs"), report.failed
 
 
+def _unsealed(data: dict[str, Any], statement: dict[str, Any]) -> dict[str, Any]:
+    """A tampered statement under the file's old digest (not resealed): the digest check fails first."""
+    return {"certificate": statement, "digest": data["digest"]}
+
+
+@pytest.mark.parametrize("name", ["median", "mode-add-remove"])
+def test_the_digest_is_left_to_the_second_process(monkeypatch, name):
+    """Not vacuous: with jobs=2 the parent computes no digest of a large statement (the child does), with jobs=1 it does."""
+    from expmech.proofs.certificate import _digest
+
+    calls: list[int] = []
+    honest = _digest.sha256_hex
+    monkeypatch.setattr(_digest, "sha256_hex", lambda value: calls.append(1) or honest(value))
+    data = catalogue_certificate(name).data
+    assert check_certificate(data, jobs=1).exit_code == 0 and calls == [1]
+    calls.clear()
+    report = check_certificate(data, jobs=2)
+    assert report.exit_code == 0 and calls == [] and report.checks[0][:2] == ("digest", True)
+
+
+@pytest.mark.parametrize("name", ["median", "posterior-bernoulli"])
+def test_unsealed_mutants_fail_the_digest_first_both_ways(name):
+    """Mutants under the old digest, whatever else is wrong with them (a seeded sample of 12 path classes, each of which
+    fails a later stage once resealed): the report is the digest's failure, alone, with one process or two."""
+    from expmech.proofs.certificate._canonical import sha256_hex
+
+    data = catalogue_certificate(name).data
+    by_class: dict[str, Any] = {}
+    for path, operator, build in mutants(data["certificate"]):
+        if sha256_hex(build()) != data["digest"]["value"]:  # not a mere reordering of keys
+            by_class.setdefault(f"{path_class(path)} {operator}", build)
+    for key in random.Random(f"unsealed {name}").sample(sorted(by_class), 12):
+        report = _both(_unsealed(data, by_class[key]()))
+        assert report.failed == "digest" and len(report.checks) == 1 and report.status is None, (key, report.checks)
+
+
+@pytest.mark.parametrize("stage", ["content limits", "schema", "inputs", "quality", "claim sensitivity", "small-model check"])
+def test_a_wrong_digest_is_reported_before_any_later_failure(monkeypatch, stage):
+    """A statement that fails a later stage (once sealed), under a digest that does not match: the digest's failure is
+    the report, alone, with one process or two, and with a child that dies."""
+    data = catalogue_certificate("median").data
+    statement = copy.deepcopy(data["certificate"])
+    predicate = statement["predicate"]
+    limits = None
+    if stage == "content limits":
+        limits = CertificateLimits(max_expression_nodes=3)
+    elif stage == "schema":
+        predicate["stray"] = 1
+    elif stage == "inputs":
+        predicate["quality"]["sha256"] = "0" * 64
+    elif stage == "quality":
+        predicate["quality"]["name"] += " "
+    elif stage == "claim sensitivity":
+        claim(statement, "sensitivity")["bound"] = "1/3"
+    else:
+        limits = CertificateLimits(max_small_model_evaluations=10)
+    options = {"limits": limits} if limits is not None else {}
+    sealed = _both(seal(statement), **options)
+    assert sealed.failed is not None and sealed.failed != "digest"
+    wrong = {"certificate": statement, "digest": {**data["digest"], "value": "0" * 64}}
+    report = _both(wrong, **options)
+    assert report.failed == "digest" and len(report.checks) == 1 and report.status is None
+    monkeypatch.setattr(_ahead, "_send", lambda *a: os.kill(os.getpid(), signal.SIGKILL))
+    assert check_certificate(wrong, jobs=2, **options) == report
+
+
 @pytest.mark.parametrize("failure", ["nothing sent", "raises", "killed", "garbage"])
 def test_a_failing_second_process_leaves_the_work_to_the_first(monkeypatch, failure):
     def broken(*args: Any, **kwargs: Any) -> Any:
@@ -189,7 +256,7 @@ def test_a_threaded_caller_is_checked_in_one_process(monkeypatch):
     monkeypatch.setattr(os, "fork", lambda: forks.append(1) or honest())
     data = catalogue_certificate("median").data
     assert check_certificate(data, jobs=2).exit_code == 0 and forks == [1]
-    monkeypatch.setattr(_ahead, "_threads", threading.active_count)
+    monkeypatch.setattr(_fork, "threads", threading.active_count)
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()

@@ -1,8 +1,10 @@
 """Work of ``check`` that does not rest on the re-derivation, done ahead in a second process while it runs.
 
-Three checks of :mod:`._rederive` read only the recorded statement and the
-rebuilt inputs: the small-model check, the proof kernel's verdicts on the
-recorded derivations, and the recorded queries re-run on z3 and cvc5.  On a
+The checks of :mod:`._rederive` that read only the recorded statement and
+the rebuilt inputs are the digest, when the gate left it (:mod:`._digest`),
+the comparison of the inputs with their re-rendering, the small-model check,
+the proof kernel's verdicts on the recorded derivations, and the recorded
+queries re-run on z3 and cvc5.  On a
 large certificate, :func:`start_ahead` forks a child process that computes
 them (the child is the checker itself, on the same statement and inputs, with
 the same code) while the parent re-derives every claim.  The parent then
@@ -16,7 +18,7 @@ The child is used only where it can pay off and a fork is safe: ``jobs >= 2``
 ``os.fork`` (Linux), a process with one thread (a fork copies only the
 calling thread, so a lock another thread holds would stay locked in the
 child: in a threaded program, such as a Dask worker, ``check`` stays in one
-process), and a range of at least :data:`MIN_OUTPUTS` outputs.  A child that
+process), and a range of at least :data:`._fork.MIN_OUTPUTS` outputs (see :mod:`._fork`).  A child that
 fails, is killed or sends anything unreadable leaves the parent to compute
 everything itself, as it would with ``jobs=1``.  The child's results are
 plain verdicts, reports and solver answers, never a decision by themselves.
@@ -30,23 +32,19 @@ import os
 import pickle
 import signal
 import sys
-import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from collections.abc import Callable
 from typing import Any
 
 from ..smallmodel import small_model_check
+from . import _fork
 from ._derive import measure_budget
 from ._inputs import CertificateInputs, FiniteRange
 from ._kernel_check import prefetch_kernel
-from ._run import DerivationCache, _Check, _Stop
+from ._run import DerivationCache, Staged, _Check, run_stage
 from ._smt import normalise_smt2, run_cvc5, run_z3
 
-__all__ = ["MIN_OUTPUTS", "AheadResults", "Ahead", "Staged", "available_cpus", "run_stage", "start_ahead"]
-
-#: The fewest outputs of a finite range for which ``check`` computes ahead in a second process (smaller certificates
-#: check in well under a second of this work, less than a fork and a transfer cost).
-MIN_OUTPUTS = 5_000
+__all__ = ["Ahead", "AheadResults", "start_ahead"]
 
 
 @dataclass
@@ -58,32 +56,14 @@ class AheadResults:
     cache: DerivationCache = field(default_factory=DerivationCache)
 
 
-def available_cpus() -> int:
-    """The CPUs this process may run on (the scheduler's affinity where the platform has one)."""
-    affinity = getattr(os, "sched_getaffinity", None)
-    if affinity is not None:
-        with contextlib.suppress(OSError):
-            return len(affinity(0))
-    return os.cpu_count() or 1
-
-
-def _threads() -> int:
-    """The threads of this process that are alive."""
-    return threading.active_count()
-
-
 def _worth_it(inputs: CertificateInputs, jobs: int | None) -> bool:
-    if jobs is None:
-        jobs = min(available_cpus(), 2)
-    if jobs < 2 or not hasattr(os, "fork") or not sys.platform.startswith("linux"):
+    if not _fork.can_fork(jobs):
         return False
-    if _threads() > 1:  # a fork copies only this thread: a lock another one holds would never be freed
-        return False
-    return isinstance(inputs.range, FiniteRange) and len(inputs.range.outputs) >= MIN_OUTPUTS
+    return isinstance(inputs.range, FiniteRange) and len(inputs.range.outputs) >= _fork.MIN_OUTPUTS
 
 
 class Ahead:
-    """A running child: :meth:`first` waits for its first stage, :meth:`collect` for its results, :meth:`cancel` ends
+    """A running child: :meth:`next_stage` waits for its next stage, :meth:`collect` for its results, :meth:`cancel` ends
     it (the last two reap it)."""
 
     def __init__(self, pid: int, fd: int, frozen: bool = False) -> None:
@@ -113,13 +93,13 @@ class Ahead:
             left -= len(chunk)
         return b"".join(chunks)
 
-    def first(self) -> Staged | None:
-        """The first stage's records, as the child ran it; None when it did not send them."""
+    def next_stage(self) -> Staged | None:
+        """The next stage's records, as the child ran it; None when it did not send them."""
         message = self._message()
         return message if isinstance(message, Staged) else None
 
     def collect(self) -> AheadResults | None:
-        """The child's results, waiting for them (after :meth:`first`); None when it failed or sent nothing readable."""
+        """The child's results, waiting for them (after every stage); None when it failed or sent nothing readable."""
         message = self._message()
         self._reap()
         return message if isinstance(message, AheadResults) else None
@@ -142,30 +122,13 @@ class Ahead:
             os.waitpid(self.pid, 0)
 
 
-@dataclass
-class Staged:
-    """What a stage recorded on a scratch run: its checks, and its failure (None when it passed) with the outcome."""
-
-    checks: list[tuple[str, bool, str]]
-    failed: str | None
-    outcome: Any
-
-
-def run_stage(run: _Check, stage: Callable[[_Check], None]) -> Staged:
-    """``stage`` run on a scratch copy of ``run``'s settings: what it recorded, without touching ``run``."""
-    scratch = _Check(run.solvers, run.limits, None)
-    try:
-        stage(scratch)
-    except _Stop:
-        pass
-    return Staged(scratch.checks, scratch.failed, scratch.outcome)
-
-
-def start_ahead(run: _Check, statement: dict[str, Any], inputs: CertificateInputs, jobs: int | None, first: Callable[[_Check], None]) -> Ahead | None:
+def start_ahead(
+    run: _Check, statement: dict[str, Any], inputs: CertificateInputs, jobs: int | None, stages: Sequence[Callable[[_Check], None]]
+) -> Ahead | None:
     """Fork the child when it can pay off (see the module docstring), None when the parent is to do all the work itself.
 
-    The child runs ``first`` (a stage of the check recorded on a run, which the parent would have run next) and sends
-    its :class:`Staged` records, then computes and sends :class:`AheadResults` for ``statement``."""
+    The child runs ``stages`` in order (stages of the check recorded on a run, which the parent would have run next)
+    and sends the :class:`Staged` records of each, then computes and sends :class:`AheadResults` for ``statement``."""
     if not _worth_it(inputs, jobs):
         return None
     try:
@@ -192,7 +155,8 @@ def start_ahead(run: _Check, statement: dict[str, Any], inputs: CertificateInput
         try:
             gc.disable()
             os.close(read)
-            _send(write, run_stage(run, first))
+            for stage in stages:
+                _send(write, run_stage(run, stage))
             _send(write, _compute(run, statement, inputs))
             code = 0
         except BaseException:  # noqa: BLE001 - whatever happens here, the parent computes it itself

@@ -1,8 +1,9 @@
 """Canonical JSON (RFC 8785, JSON Canonicalization Scheme) for the data expmech writes.
 
 :func:`canonical_bytes` is the ``rfc8785`` package's implementation, after
-refusing what a certificate may not hold (long lists of safe integers, or of
-rows of them, are written by ``json.dumps`` and spliced in: the same bytes).  Certificates hold only objects,
+refusing what a certificate may not hold (long lists of safe integers, of
+rows of them or of ASCII strings are written by ``json.dumps`` and spliced
+in: the same bytes).  Certificates hold only objects,
 arrays, strings, booleans, null and integers of magnitude below 2**53
 (rationals are ``"p/q"`` strings, larger integers strings): floats are
 refused, they have no place in a certificate.  For such data JCS reduces to
@@ -64,6 +65,8 @@ def _canonical(value: Any, path: str, blocks: set[int] | None = None) -> Any:
         raise InvalidArgument(f"{path}={value!r} is a float; certificates hold exact values only", parameter=path, value=value)
     if isinstance(value, list):
         if set(map(type, value)) <= _TEXT:
+            if blocks is not None and _is_text_block(value):
+                blocks.add(id(value))
             return value
         if safe_integers(value) or safe_integer_rows(value):
             if blocks is not None and _is_block(value):
@@ -89,13 +92,21 @@ def _is_block(checked: list[Any]) -> bool:
     return len(checked) >= _BLOCK and (type(checked[0]) is int or all(type(row) is list for row in checked))
 
 
+def _is_text_block(checked: list[Any]) -> bool:
+    """Whether a list already found to hold only strings, booleans and nulls is written by ``json.dumps``: long, and
+    of ASCII strings only (a finite range's base measure: 10⁵ texts such as ``"4"``), for which ``json.dumps`` writes
+    RFC 8785's escapes (``\\"``, ``\\\\``, ``\\b\\f\\n\\r\\t``, ``\\u00xx`` for other controls; DEL as is)."""
+    return len(checked) >= _BLOCK and type(checked[0]) is str and all(type(item) is str for item in checked) and "".join(checked).isascii()
+
+
 def canonical_bytes(value: Any) -> bytes:
     """The RFC 8785 canonical UTF-8 bytes of ``value`` (by the ``rfc8785`` package); floats and huge integers are refused.
 
     Long lists of safe integers, or of lists of them (a certificate's outputs:
-    10⁵ rows and more), are written by ``json.dumps`` — for integers of
-    magnitude below 2**53 RFC 8785's number form is the decimal integer, so
-    the bytes are the same — and spliced in place of a placeholder string the
+    10⁵ rows and more), and long lists of ASCII strings (its base measure),
+    are written by ``json.dumps`` — for integers of magnitude below 2**53
+    RFC 8785's number form is the decimal integer, and its string escapes are
+    ``json.dumps``'s, so the bytes are the same — and spliced in place of a placeholder string the
     package writes for them; the placeholder holds a random token that occurs
     in no string of ``value`` (checked).  Everything else is the package's.
     """
@@ -135,8 +146,8 @@ def _strip(value: Any, token: str, blocks: list[bytes], checked: set[int]) -> An
             result[key] = stripped
         return result
     if isinstance(value, list):
-        if id(value) in checked:
-            blocks.append(json.dumps(value, separators=(",", ":")).encode("ascii"))
+        if id(value) in checked:  # ints, rows of them, or ASCII strings: json.dumps writes RFC 8785's bytes
+            blocks.append(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("ascii"))
             return f"{token}{len(blocks) - 1}"
         items = []
         for item in value:

@@ -59,6 +59,8 @@ from expmech.spec import ExpMechError, InvalidArgument, InvalidType
 from expmech.spec.internal import describe
 
 from ._canonical import canonical_bytes, sha256_hex
+from ._digest import check_digest, compare_digest, defer_digest, settle_digest
+from ._fork import can_fork, large_finite_range
 from ._limits import CertificateLimits, CertificateMalformed, CertificateRefused, check_content_limits, check_shape, parse_json, read_limited
 from ._version import older_format
 
@@ -138,6 +140,10 @@ def check_certificate(
     run = _Check(tuple(solvers), limits, cache, jobs)
     try:
         _run(run, certificate, keys, max_epsilon)
+    except _Stop:
+        pass
+    try:
+        settle_digest(run)  # never reported unchecked: a digest still pending (it should not be) is compared here
     except _Stop:
         pass
     return run.report()
@@ -225,20 +231,27 @@ def _unwrap(run: _Check, data: Any, keys: list[Any]) -> dict[str, Any]:
             raise run.fail("envelope", str(error)) from None
         if canonical != payload:
             raise run.fail("envelope", "the payload is not the RFC 8785 canonical form of its statement")
-        digest = sha256_hex(statement)
+        compare_digest(run, sha256_hex(statement), data["digest"]["value"])
     elif set(data) == {"certificate", "digest"}:
         if keys:
             raise run.fail("signature", "the certificate is not signed, and trusted keys were given")
         statement = data["certificate"]
-        try:
-            digest = sha256_hex(statement)
-        except InvalidArgument as error:
-            raise run.fail("digest", f"the statement cannot be canonicalised: {error}") from None
+        if can_fork(run.jobs) and large_finite_range(statement):  # the second process compares it (see ._digest)
+            defer_digest(run, statement, data["digest"]["value"])
+        else:
+            check_digest(run, statement, data["digest"]["value"])
     else:
         raise run.fail("file", f"a certificate file holds 'certificate' (or 'envelope') and 'digest', not {sorted(data)}")
-    if digest != data["digest"]["value"]:
-        raise run.fail("digest", f"sha256 over the RFC 8785 canonical statement is {digest}, the file records {str(data['digest']['value'])[:64]}")
-    run.passed("digest", "sha256 over the RFC 8785 canonical statement")
+    try:
+        _content(run, data, statement)
+    except _Stop:
+        settle_digest(run)  # a digest that does not match is the report's first failure
+        raise
+    return statement
+
+
+def _content(run: _Check, data: dict[str, Any], statement: Any) -> None:
+    """The checks of the gate after the digest: the format's version, the content limits and the schema."""
     older = older_format(statement)
     if older is not None:
         raise run.fail("schema version", older)
@@ -254,7 +267,6 @@ def _unwrap(run: _Check, data: Any, keys: list[Any]) -> dict[str, Any]:
     if errors:
         raise run.fail("schema", _schema_message(statement, errors))
     run.passed("schema", "JSON Schema draft 2020-12, every object closed")
-    return statement
 
 
 def _schema_message(statement: Any, errors: list[Any]) -> str:

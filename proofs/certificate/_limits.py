@@ -159,11 +159,13 @@ class _TooLong(Exception):
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _Duplicate(key)
-        result[key] = value
+    result = dict(pairs)  # built in C; a key given twice leaves the dict shorter than the pairs
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Duplicate(key)
+            seen.add(key)
     return result
 
 
@@ -241,6 +243,11 @@ def check_shape(data: Any, limits: CertificateLimits, *, what: str = "certificat
                 if size > limits.max_bytes:
                     raise too_big()
                 continue
+            if depth < limits.max_depth and _short_texts(value, limits.max_string):
+                size += sum(map(len, value))  # strings within max_string (a finite range's base measure), in one pass
+                if size > limits.max_bytes:
+                    raise too_big()
+                continue
             stack.extend((item, depth + 1) for item in value)
         elif isinstance(value, str):
             if len(value) > limits.max_string:
@@ -258,6 +265,11 @@ def _small_ints(values: list[Any], digits: int) -> bool:
     """Whether ``values`` holds only ints (not bools) of at most ``min(digits, 15)`` digits, checked in bulk."""
     bound = 10 ** min(digits, 15)
     return bool(values) and set(map(type, values)) == {int} and -bound < min(values) and max(values) < bound
+
+
+def _short_texts(values: list[Any], length: int) -> bool:
+    """Whether ``values`` holds only strings, each of at most ``length`` characters, checked in bulk."""
+    return bool(values) and set(map(type, values)) == {str} and max(map(len, values)) <= length
 
 
 def _small_int_rows(rows: list[Any], digits: int) -> bool:
@@ -488,7 +500,7 @@ def check_content_limits(statement: Any, limits: CertificateLimits) -> None:
                     raise _refuse("max_records", f"{_place(where)}.{key} has {len(item)} records, more than max_records={limits.max_records}", len(item))
                 stack.append((item, (where, key)))
         elif isinstance(value, list):
-            if not _plain_scalars(value, limits.max_digits):
+            if not _plain_scalars(value, limits.max_digits) and not _plain_scalar_rows(value, limits.max_digits):
                 stack.extend((item, (where, i)) for i, item in enumerate(value))
         elif isinstance(value, str) and len(value) > limits.max_digits:  # a shorter text holds no longer number
             _digits(value, limits, _place(where))
@@ -501,6 +513,13 @@ def _plain_scalars(values: list[Any], digits: int) -> bool:
     if not kinds <= {int, bool, type(None), str}:
         return False
     return str not in kinds or max(len(v) for v in values if type(v) is str) <= digits
+
+
+def _plain_scalar_rows(rows: list[Any], digits: int) -> bool:
+    """Whether ``rows`` is a list of lists of such scalars (a finite range's outputs), checked in bulk."""
+    if not rows or set(map(type, rows)) != {list}:
+        return False
+    return _plain_scalars(list(itertools.chain.from_iterable(rows)), digits)
 
 
 def _place(where: Any) -> str:

@@ -23,11 +23,12 @@ from expmech.spec.internal import describe
 from ..prover._claims import at_least
 from ._build import implementation_sha256
 from ._canonical import canonical_bytes, safe_integer_rows, safe_integers
-from ._run import _PROVENANCE, CheckOutcome, _Check, _Stop
+from ._run import _PROVENANCE, CheckOutcome, _Check, _Stop, run_stage
 from ._derive import Derivation, derive, epsilon_at, measure_budget, subject
 from ._inputs import CertificateInputs, decode_output, decode_value, inputs_from_json, inputs_to_json
 from ._smallmodel import check_small_model
-from ._ahead import run_stage, start_ahead
+from ._ahead import start_ahead
+from ._digest import check_digest, settle_digest
 from ._kernel_check import check_kernel
 from ._smt import SolverRun, normalise_smt2, run_cvc5, run_z3, z3_label
 
@@ -38,16 +39,14 @@ def rederive(run: _Check, statement: dict[str, Any], bound: sympy.Expr | None) -
     """Stages 5 to 7 on a ``statement`` that passed the gate, recorded in ``run``; raises ``_Stop`` at the first failure."""
     predicate = statement["predicate"]
     run.status = predicate["status"]
-    try:
-        inputs = inputs_from_json(predicate)
-    except ExpMechError as error:
-        raise run.fail("inputs", str(error)) from None
-    except Exception as error:  # noqa: BLE001 - sympy refusing a schema-valid hostile tree is the certificate's fault
-        raise run.fail("inputs", f"the inputs cannot be rebuilt: {type(error).__name__}: {' '.join(str(error).split())[:200]}") from None
+    inputs = _inputs(run, predicate)
     run.passed("inputs", f"quality rebuilt exactly (sha256 {inputs.quality.sha256[:12]}…), range and base measure valid")
     compare_inputs = functools.partial(_compare_inputs, recorded=statement, inputs=inputs)
-    ahead = start_ahead(run, statement, inputs, run.jobs, compare_inputs)
+    pending = run.pending_digest
+    digest = [functools.partial(check_digest, statement=pending.statement, recorded=pending.recorded)] if pending is not None else []
+    ahead = start_ahead(run, statement, inputs, run.jobs, [*digest, compare_inputs])
     if ahead is None:
+        settle_digest(run)
         compare_inputs(run)
     try:
         mark, notes = len(run.checks), len(run.notes)
@@ -57,14 +56,17 @@ def rederive(run: _Check, statement: dict[str, Any], bound: sympy.Expr | None) -
             stopped = None
         except _Stop as stop:
             stopped = stop
-        if ahead is not None:  # the comparison of the inputs comes first: a failure there is the report's
-            staged = ahead.first() or run_stage(run, compare_inputs)
+        if ahead is not None:  # the digest, then the comparison of the inputs come first: a failure there is the report's
+            checked = ahead.next_stage() if digest else None
+            staged = ahead.next_stage() or run_stage(run, compare_inputs)
             if staged.failed is not None:
                 del run.checks[mark:], run.notes[notes:]
                 run.checks.extend(staged.checks)
                 run.failed, run.outcome = staged.failed, staged.outcome
+                settle_digest(run, checked)  # before it in the report, and first to fail
                 raise _Stop()
             run.checks[mark:mark] = staged.checks
+            settle_digest(run, checked)
         if stopped is not None:
             raise stopped
         results = ahead.collect() if ahead is not None else None
@@ -79,6 +81,19 @@ def rederive(run: _Check, statement: dict[str, Any], bound: sympy.Expr | None) -
     _provenance(run, predicate)
     _verdict(run, predicate, derivation, bound)
 
+
+
+def _inputs(run: _Check, predicate: dict[str, Any]) -> CertificateInputs:
+    """The inputs rebuilt from the statement; when they cannot be, a pending digest is settled first (its failure is
+    the report's), then the check fails."""
+    try:
+        return inputs_from_json(predicate)
+    except ExpMechError as error:
+        problem = str(error)
+    except Exception as error:  # noqa: BLE001 - sympy refusing a schema-valid hostile tree is the certificate's fault
+        problem = f"the inputs cannot be rebuilt: {type(error).__name__}: {' '.join(str(error).split())[:200]}"
+    settle_digest(run)
+    raise run.fail("inputs", problem)
 
 
 def _derivation(run: _Check, inputs: CertificateInputs, calls: list[dict[str, Any]]) -> Derivation:

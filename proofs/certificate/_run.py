@@ -10,6 +10,7 @@ been refused. Imports nothing heavy.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from ._derive import Derivation
     from ._smt import SolverRun
 
-__all__ = ["CheckOutcome", "CheckReport", "DerivationCache"]
+__all__ = ["CheckOutcome", "CheckReport", "DerivationCache", "PendingDigest", "Staged", "run_stage"]
 
 
 class CheckOutcome(enum.Enum):
@@ -134,6 +135,8 @@ class _Check:
         self.ahead = DerivationCache()
         #: the small-model check's report, or the error it raised, computed ahead (None: not computed)
         self.ahead_small_model: Any = None
+        #: the digest of a large certificate, left to the second process by the gate (see :mod:`._digest`)
+        self.pending_digest: PendingDigest | None = None
 
     def passed(self, name: str, detail: str = "") -> None:
         self.checks.append((name, True, detail))
@@ -151,3 +154,33 @@ class _Check:
             ok, self.status, self.epsilon if ok else None, tuple(self.checks), problems, tuple(self.notes), self.outcome, self.failed,
             self.above_max_epsilon if ok else None, tuple(self.kernel_rows),
         )
+
+
+@dataclass(frozen=True)
+class PendingDigest:
+    """A digest the gate has not compared yet: the statement, the value the file records, and where its check goes in
+    the report (the checks and notes recorded before it)."""
+
+    statement: Any
+    recorded: str
+    mark: int
+    notes: int
+
+
+@dataclass
+class Staged:
+    """What a stage recorded on a scratch run: its checks, and its failure (None when it passed) with the outcome."""
+
+    checks: list[tuple[str, bool, str]]
+    failed: str | None
+    outcome: Any
+
+
+def run_stage(run: _Check, stage: Callable[[_Check], None]) -> Staged:
+    """``stage`` run on a scratch copy of ``run``'s settings: what it recorded, without touching ``run``."""
+    scratch = _Check(run.solvers, run.limits, None)
+    try:
+        stage(scratch)
+    except _Stop:
+        pass
+    return Staged(scratch.checks, scratch.failed, scratch.outcome)
