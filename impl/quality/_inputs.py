@@ -145,10 +145,12 @@ def _natural_measure(base_measure: Mapping[Any, Any], outputs: tuple[Hashable, .
         return None
     if not values or not set(map(type, values)) <= {int, Fraction}:
         return None
-    fractions = {value: Fraction(value) for value in set(values)}
+    # by the values' identities (hashed in C; a Fraction's hash is Python code): each object is converted once, and
+    # equal values given as one shared object (a certificate's texts read once each) are one conversion
+    fractions = {key: Fraction(value) for key, value in {id(value): value for value in values}.items()}
     if min(fractions.values()) < 0 or not any(fractions.values()):
         return None
-    return tuple(fractions[value] for value in values)
+    return tuple([fractions[id(value)] for value in values])
 
 
 def check_quality(quality: Any) -> Callable[[Any, Any], Any]:

@@ -161,8 +161,10 @@ class FiniteRange:
 
     def to_json(self) -> dict[str, Any]:
         """``{"kind": "finite", "outputs": [...], "base_measure": ["p/q", ...]}``."""
-        texts = {m: rational_text(m) for m in set(self.base_measure)}  # one text per distinct value (few, on a large range)
-        return {"kind": self.kind, "outputs": encode_value(list(self.outputs)), "base_measure": [texts[m] for m in self.base_measure]}
+        # one text per distinct object (few on a large range: values read or checked once each share their object),
+        # found by identity (hashed in C; a Fraction's hash is Python code)
+        texts = {key: rational_text(m) for key, m in {id(m): m for m in self.base_measure}.items()}
+        return {"kind": self.kind, "outputs": encode_value(list(self.outputs)), "base_measure": [texts[id(m)] for m in self.base_measure]}
 
     def weight(self, quality: Quality) -> str:
         """``mu(r) * exp(epsilon0 * q(d, r))`` over the listed outputs (posterior sampling: :data:`POSTERIOR_WEIGHT`)."""
