@@ -27,23 +27,32 @@ import rfc8785
 from expmech.spec import InvalidArgument
 from expmech.spec.internal import describe
 
-__all__ = ["canonical_bytes", "reduced_canonical_bytes", "safe_integer_rows", "safe_integers", "sha256_hex"]
+__all__ = ["canonical_bytes", "integer_rows", "integers", "reduced_canonical_bytes", "safe_integer_rows", "safe_integers", "sha256_hex"]
 
 _SAFE_INTEGER = 2**53 - 1
 
 
+def integers(values: list[Any] | tuple[Any, ...]) -> bool:
+    """Whether ``values`` is non-empty and holds only ints (not bools), of any size."""
+    return bool(values) and set(map(type, values)) == {int}
+
+
 def safe_integers(values: list[Any] | tuple[Any, ...]) -> bool:
     """Whether ``values`` is non-empty and holds only ints (not bools) of magnitude ``<= 2**53 − 1``."""
-    return bool(values) and set(map(type, values)) == {int} and -_SAFE_INTEGER <= min(values) and max(values) <= _SAFE_INTEGER
+    return integers(values) and -_SAFE_INTEGER <= min(values) and max(values) <= _SAFE_INTEGER
+
+
+def integer_rows(rows: list[Any] | tuple[Any, ...]) -> bool:
+    """Whether ``rows`` is a non-empty list (or tuple) of non-empty lists or tuples of ints only (not bools), of any
+    size (where only the types matter: a strict comparison, a decoding)."""
+    if not rows or not all(type(row) is list or type(row) is tuple for row in rows) or not all(rows):
+        return False
+    return set(map(type, itertools.chain.from_iterable(rows))) == {int}
 
 
 def safe_integer_rows(rows: list[Any] | tuple[Any, ...]) -> bool:
     """Whether ``rows`` is a non-empty list (or tuple) of non-empty lists or tuples of safe ints only."""
-    if not rows or not all(type(row) is list or type(row) is tuple for row in rows) or not all(rows):
-        return False
-    if set(map(type, itertools.chain.from_iterable(rows))) != {int}:
-        return False
-    return -_SAFE_INTEGER <= min(map(min, rows)) and max(map(max, rows)) <= _SAFE_INTEGER
+    return integer_rows(rows) and -_SAFE_INTEGER <= min(map(min, rows)) and max(map(max, rows)) <= _SAFE_INTEGER
 
 
 _TEXT = {str, bool, type(None)}

@@ -52,7 +52,7 @@ from expmech.spec import rational_from_text
 from ..prover import prove_sensitivity
 from ..prover._claims import parse_claim
 from ..prover._likelihood import _parse_claim as _parse_log_claim
-from ._canonical import safe_integer_rows, safe_integers
+from ._canonical import integer_rows, safe_integer_rows, safe_integers
 
 __all__ = [
     "POSTERIOR_WEIGHT",
@@ -199,7 +199,7 @@ class FiniteRange:
     def from_json(cls, data: dict[str, Any], quality: Quality) -> FiniteRange:
         """Rebuild from a certificate: outputs in the output space, distinct, one base-measure value >= 0 each, not all 0."""
         raw = data["outputs"]
-        if isinstance(raw, list) and safe_integer_rows(raw):  # rows of plain ints decode to themselves, as tuples
+        if isinstance(raw, list) and integer_rows(raw):  # rows of plain ints decode to themselves, as tuples
             outputs: list[Hashable] = [tuple(r) for r in raw]
         else:
             outputs = [decode_output(r) for r in raw]

@@ -22,7 +22,7 @@ from expmech.spec.internal import describe
 
 from ..prover._claims import at_least
 from ._build import implementation_sha256
-from ._canonical import canonical_bytes, safe_integer_rows, safe_integers
+from ._canonical import canonical_bytes, integer_rows, integers
 from ._run import _PROVENANCE, CheckOutcome, _Check, _Stop, run_stage
 from ._derive import Derivation, derive, epsilon_at, measure_budget, subject
 from ._inputs import CertificateInputs, decode_output, decode_value, inputs_from_json, inputs_to_json
@@ -158,7 +158,7 @@ def _difference(recorded: Any, derived: Any, path: str, queries: bool = False) -
     if isinstance(derived, list) and isinstance(recorded, list):
         if len(recorded) != len(derived):
             return f"{path.rstrip('.') or 'the list'}: {len(recorded)} items recorded, {len(derived)} re-derived"
-        if recorded == derived and (safe_integers(derived) or safe_integer_rows(derived)) and (safe_integers(recorded) or safe_integer_rows(recorded)):
+        if recorded == derived and (integers(derived) or integer_rows(derived)) and (integers(recorded) or integer_rows(recorded)):
             return None  # plain ints (or rows of them) on both sides: == is _same's strict equality, in bulk
         if recorded == derived and set(map(type, derived)) == {str} and set(map(type, recorded)) == {str}:
             return None  # plain strings on both sides (a base measure's texts): the same, in bulk
