@@ -61,18 +61,66 @@ def test_a_certificate_gets_the_same_report_with_two_processes(name):
     assert report.outcome in (CheckOutcome.CERTIFIES_DP, CheckOutcome.NO_DP_CLAIM)
 
 
-def test_the_second_process_does_the_work(monkeypatch):
-    """Not vacuous: with jobs=2 the parent runs no small-model check, no kernel and no solver itself."""
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The parent's own small-model checks, solver runs and conformance losses, as they happen."""
+    from expmech.impl.exponential import _finite
+
     calls: list[str] = []
-    for module, name in ((_smallmodel, "small_model_check"), (_rederive, "run_z3"), (_rederive, "run_cvc5")):
+    places = ((_smallmodel, "small_model_check"), (_rederive, "run_z3"), (_rederive, "run_cvc5"))
+    for module, name in (*places, (_ahead, "small_model_check"), (_ahead, "run_z3"), (_ahead, "run_cvc5")):
         honest = getattr(module, name)
         monkeypatch.setattr(module, name, lambda *a, _f=honest, _n=name, **k: calls.append(_n) or _f(*a, **k))
+    honest_losses = _finite.ExponentialMechanism.privacy_losses
+    monkeypatch.setattr(_finite.ExponentialMechanism, "privacy_losses", lambda self, pairs: calls.append("losses") or honest_losses(self, pairs))
+    return calls
+
+
+def test_the_second_process_does_the_work(monkeypatch):
+    """Not vacuous: with jobs=2, once the child has done its tasks, the parent computes no conformance loss, runs no
+    small-model check and no solver itself (the parent here waits for the child to end before taking a task)."""
+    calls = _counting(monkeypatch)
     data = catalogue_certificate("median").data
     check_certificate(data, jobs=1)
-    assert "small_model_check" in calls and "run_z3" in calls
+    assert {"small_model_check", "run_z3", "losses"} <= set(calls)
     calls.clear()
+    honest_take, honest_back = _ahead.Ahead.take, _ahead.Ahead.work_back
+
+    def take_when_done(self: Any, task: str) -> Any:
+        self.reader.join()  # the child has sent everything it claimed
+        return honest_take(self, task)
+
+    def back_when_done(self: Any, *args: Any) -> Any:
+        self.reader.join()
+        return honest_back(self, *args)
+
+    monkeypatch.setattr(_ahead.Ahead, "take", take_when_done)
+    monkeypatch.setattr(_ahead.Ahead, "work_back", back_when_done)
     assert check_certificate(data, jobs=2).exit_code == 0
     assert calls == []
+
+
+def test_a_slow_second_process_leaves_the_rest_to_the_first(monkeypatch):
+    """A child still busy with the comparison of the inputs when the parent has re-derived: the parent does the tasks
+    after it itself, from the last one back (the child skips them); the report is the one-process report, and the
+    losses the child computed are not computed again."""
+    import time
+
+    calls = _counting(monkeypatch)
+    honest_task = _ahead._task
+
+    def slow(task: str, *args: Any) -> Any:
+        if task == "inputs" and os.getpid() != parent:
+            time.sleep(4)
+        return honest_task(task, *args)
+
+    parent = os.getpid()
+
+    monkeypatch.setattr(_ahead, "_task", slow)
+    report = _both(catalogue_certificate("median").data)
+    assert report.exit_code == 0
+    calls.clear()
+    assert check_certificate(catalogue_certificate("median").data, jobs=2) == report
+    assert "small_model_check" in calls and "run_z3" in calls and "losses" not in calls
 
 
 @pytest.mark.parametrize("name", ["median", "posterior-bernoulli"])
@@ -219,15 +267,26 @@ def test_a_wrong_digest_is_reported_before_any_later_failure(monkeypatch, stage)
 
 
 @pytest.mark.parametrize("failure", ["nothing sent", "raises", "killed", "garbage"])
-def test_a_failing_second_process_leaves_the_work_to_the_first(monkeypatch, failure):
+@pytest.mark.parametrize("when", ["first task", "every task"])
+def test_a_failing_second_process_leaves_the_work_to_the_first(monkeypatch, failure, when):
+    """The child (only the child: the parent does tasks with the same function) fails at its first task it sends, or at
+    every one: killed, raising, sending nothing or sending garbage.  The parent does the rest; the report is the same."""
+    parent = os.getpid()
+    name = "_send" if failure == "nothing sent" else "_task"
+    honest = getattr(_ahead, name)
+    seen: list[int] = []
+
     def broken(*args: Any, **kwargs: Any) -> Any:
+        if os.getpid() == parent or (when == "first task" and seen):
+            return honest(*args, **kwargs)
+        seen.append(1)
         if failure == "killed":
             os.kill(os.getpid(), signal.SIGKILL)
         if failure == "garbage":
-            return "not results"  # sent and unpickled, but not AheadResults
+            return "not results"  # sent and unpickled, but no task's result
         raise RuntimeError("the child fails")
 
-    monkeypatch.setattr(_ahead, "_send" if failure == "nothing sent" else "_compute", broken)
+    monkeypatch.setattr(_ahead, name, broken)
     report = _both(catalogue_certificate("median").data)
     assert report.exit_code == 0
 

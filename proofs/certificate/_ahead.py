@@ -27,33 +27,43 @@ plain verdicts, reports and solver answers, never a decision by themselves.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import gc
+import mmap
 import os
 import pickle
 import signal
 import sys
+import tempfile
+import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..smallmodel import small_model_check
 from . import _fork
-from ._derive import measure_budget
+from ._derive import conformance_pairs, measure_budget
 from ._inputs import CertificateInputs, FiniteRange
 from ._kernel_check import prefetch_kernel
 from ._run import DerivationCache, Staged, _Check, run_stage
 from ._smt import normalise_smt2, run_cvc5, run_z3
 
-__all__ = ["Ahead", "AheadResults", "start_ahead"]
+__all__ = ["TASKS", "Ahead", "Failed", "start_ahead"]
+
+#: The work the child offers, in the order it does it: the conformance check's privacy losses (the parent's
+#: re-derivation needs them half-way), the staged checks the parent runs after the re-derivation (the digest, when
+#: the gate left it, and the comparison of the inputs), then the small-model check, the kernel's verdicts and the
+#: solver re-runs.  Whichever process claims a task first does it; the other reads or skips it.
+TASKS = ("losses", "digest", "inputs", "small model", "kernel", "solvers")
+
+_FREE, _CHILD, _PARENT = 0, 1, 2
 
 
-@dataclass
-class AheadResults:
-    """What the child computed: the small-model check's report or the error it raised (None when it did not run or
-    its error could not be sent), and solver runs and kernel verdicts in a :class:`DerivationCache`'s shape."""
+@dataclass(frozen=True)
+class Failed:
+    """A task the child claimed but could not do: the parent does it itself."""
 
-    small_model: Any = None
-    cache: DerivationCache = field(default_factory=DerivationCache)
+    task: str
 
 
 def _worth_it(inputs: CertificateInputs, jobs: int | None) -> bool:
@@ -62,20 +72,66 @@ def _worth_it(inputs: CertificateInputs, jobs: int | None) -> bool:
     return isinstance(inputs.range, FiniteRange) and len(inputs.range.outputs) >= _fork.MIN_OUTPUTS
 
 
-class Ahead:
-    """A running child: :meth:`next_stage` waits for its next stage, :meth:`collect` for its results, :meth:`cancel` ends
-    it (the last two reap it)."""
+class _Claims:
+    """Which process does each task: a byte per task in memory shared across the fork, changed under a POSIX record
+    lock (``lockf``), which the system releases when its holder dies."""
 
-    def __init__(self, pid: int, fd: int, frozen: bool = False) -> None:
+    def __init__(self) -> None:
+        self.memory = mmap.mmap(-1, len(TASKS))
+        self.file = tempfile.TemporaryFile()
+
+    def claim(self, task: str, who: int) -> bool:
+        """Whether ``who`` now holds ``task`` (False: the other process holds it)."""
+        index = TASKS.index(task)
+        fcntl.lockf(self.file.fileno(), fcntl.LOCK_EX)
+        try:
+            if self.memory[index] == _FREE:
+                self.memory[index] = who
+            return self.memory[index] == who
+        finally:
+            fcntl.lockf(self.file.fileno(), fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.memory.close()
+        with contextlib.suppress(OSError):
+            self.file.close()
+
+
+class Ahead:
+    """A running child: :meth:`take` claims a task or waits for the child's result of it, :meth:`cancel` ends the
+    child.  A thread of the parent reads the child's messages as they come, so the child never waits on a full pipe."""
+
+    def __init__(self, pid: int, fd: int, claims: _Claims, frozen: bool = False) -> None:
         self.pid = pid
         self.fd = fd
+        self.claims = claims
         self.frozen = frozen
         self.done = False
+        self.results: dict[str, Any] = {}
+        self.mine: dict[str, Any] = {}
+        self.ended = False
+        self.ready = threading.Condition()
+        self.reader = threading.Thread(target=self._read, name="expmech-check-ahead", daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        """Messages ``(task, result)`` into :attr:`results` until the pipe ends or holds anything unreadable."""
+        try:
+            while True:
+                message = self._message()
+                if not (isinstance(message, tuple) and len(message) == 2 and message[0] in TASKS):
+                    break
+                with self.ready:
+                    self.results[message[0]] = message[1]
+                    self.ready.notify_all()
+        finally:
+            with self.ready:
+                self.ended = True
+                self.ready.notify_all()
 
     def _message(self) -> Any:
         """The next message on the pipe (an 8-byte length, then a pickle); None at its end or on anything unreadable."""
-        if self.done:
-            return None
         try:
             head = self._exactly(8)
             body = self._exactly(int.from_bytes(head, "big")) if head is not None else None
@@ -93,47 +149,67 @@ class Ahead:
             left -= len(chunk)
         return b"".join(chunks)
 
-    def next_stage(self) -> Staged | None:
-        """The next stage's records, as the child ran it; None when it did not send them."""
-        message = self._message()
-        return message if isinstance(message, Staged) else None
+    def work_back(self, run: _Check, statement: dict[str, Any], inputs: CertificateInputs, stages: dict[str, Callable[[_Check], None]]) -> None:
+        """Do the tasks after the losses from the last one back, while the child (working forwards) has not claimed
+        them: the two processes meet in the middle, whatever each task costs on this certificate."""
+        for task in reversed(TASKS[1:]):
+            if task in ("digest", "inputs") and task not in stages:
+                continue
+            if self.done or not self.claims.claim(task, _PARENT):
+                return
+            self.mine[task] = _task(task, run, statement, inputs, stages)
 
-    def collect(self) -> AheadResults | None:
-        """The child's results, waiting for them (after every stage); None when it failed or sent nothing readable."""
-        message = self._message()
-        self._reap()
-        return message if isinstance(message, AheadResults) else None
+    def take(self, task: str) -> tuple[bool, Any]:
+        """``(True, result)`` when ``task`` is done, by :meth:`work_back` or by the child (waiting for the child if it
+        is doing it); ``(False, None)`` when the parent is to do it where it is needed: it has claimed it now (the
+        child will skip it), or the child failed at it or ended."""
+        if task in self.mine:
+            result = self.mine.pop(task)
+            return (False, None) if isinstance(result, Failed) else (True, result)
+        if self.done or self.claims.claim(task, _PARENT):
+            return False, None
+        with self.ready:
+            while task not in self.results and not self.ended:
+                self.ready.wait()
+            result = self.results.pop(task, None) if task in self.results else Failed(task)
+        return (False, None) if isinstance(result, Failed) else (True, result)
 
     def cancel(self) -> None:
-        """End the child if it is still running (the parent stopped early, or collected already)."""
-        if not self.done:
-            with contextlib.suppress(OSError):
-                os.kill(self.pid, signal.SIGKILL)
-            self._reap()
-
-    def _reap(self) -> None:
+        """End the child if it is still running, and reap it."""
+        if self.done:
+            return
         self.done = True
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitpid(self.pid, 0)
+        self.reader.join()
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+        self.claims.close()
         if self.frozen:
             gc.unfreeze()
             self.frozen = False
-        with contextlib.suppress(OSError):
-            os.close(self.fd)
-        with contextlib.suppress(ChildProcessError, OSError):
-            os.waitpid(self.pid, 0)
 
 
 def start_ahead(
-    run: _Check, statement: dict[str, Any], inputs: CertificateInputs, jobs: int | None, stages: Sequence[Callable[[_Check], None]]
+    run: _Check, statement: dict[str, Any], inputs: CertificateInputs, jobs: int | None, stages: dict[str, Callable[[_Check], None]]
 ) -> Ahead | None:
     """Fork the child when it can pay off (see the module docstring), None when the parent is to do all the work itself.
 
-    The child runs ``stages`` in order (stages of the check recorded on a run, which the parent would have run next)
-    and sends the :class:`Staged` records of each, then computes and sends :class:`AheadResults` for ``statement``."""
+    The child does the :data:`TASKS` it claims first, in their order, and sends each result: ``stages`` maps the
+    names of staged checks (``"digest"``, ``"inputs"``) to the stage, run on a scratch copy of ``run`` (their
+    :class:`Staged` records are sent); a stage not given is skipped."""
     if not _worth_it(inputs, jobs):
+        return None
+    try:
+        claims = _Claims()
+    except (OSError, ValueError):
         return None
     try:
         read, write = os.pipe()
     except OSError:
+        claims.close()
         return None
     sys.stdout.flush()
     sys.stderr.flush()
@@ -149,22 +225,23 @@ def start_ahead(
             gc.unfreeze()
         os.close(read)
         os.close(write)
+        claims.close()
         return None
     if pid == 0:  # the child: compute, send, and leave without running the parent's exit handlers
         code = 1
         try:
             gc.disable()
             os.close(read)
-            for stage in stages:
-                _send(write, run_stage(run, stage))
-            _send(write, _compute(run, statement, inputs))
+            for task in TASKS:
+                if (task in stages or task not in ("digest", "inputs")) and claims.claim(task, _CHILD):
+                    _send(write, (task, _task(task, run, statement, inputs, stages)))
             code = 0
         except BaseException:  # noqa: BLE001 - whatever happens here, the parent computes it itself
             pass
         finally:
             os._exit(code)
     os.close(write)
-    return Ahead(pid, read, freeze)
+    return Ahead(pid, read, claims, freeze)
 
 
 def _send(fd: int, value: Any) -> None:
@@ -174,15 +251,28 @@ def _send(fd: int, value: Any) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _compute(run: _Check, statement: dict[str, Any], inputs: CertificateInputs) -> AheadResults:
-    results = AheadResults()
+def _task(task: str, run: _Check, statement: dict[str, Any], inputs: CertificateInputs, stages: dict[str, Callable[[_Check], None]]) -> Any:
+    """The child's result of ``task`` (see :data:`TASKS`), or :class:`Failed` when it cannot be had or sent."""
     try:
-        results.small_model = small_model_check(statement["predicate"], inputs.quality, max_evaluations=run.limits.max_small_model_evaluations)
-    except Exception as error:  # noqa: BLE001 - the parent raises it where the sequential check would
-        results.small_model = error if _picklable(error) else None
-    prefetch_kernel(statement, inputs, results.cache)
-    _prefetch_solvers(run, statement, inputs, results.cache)
-    return results
+        if task in stages:
+            return run_stage(run, stages[task])
+        if task == "losses":
+            pairs = conformance_pairs(inputs)
+            return pairs, inputs.range.mechanism(inputs.quality, inputs.epsilon0).privacy_losses(pairs)
+        if task == "small model":
+            try:
+                found: Any = small_model_check(statement["predicate"], inputs.quality, max_evaluations=run.limits.max_small_model_evaluations)
+            except Exception as error:  # noqa: BLE001 - the parent raises it where the sequential check would
+                found = error
+            return found if _picklable(found) else Failed(task)
+        cache = DerivationCache()
+        if task == "kernel":
+            prefetch_kernel(statement, inputs, cache)
+            return cache.kernel_verdicts
+        _prefetch_solvers(run, statement, inputs, cache)
+        return cache.z3_runs, cache.cvc5_runs
+    except Exception:  # noqa: BLE001 - the parent does it itself
+        return Failed(task)
 
 
 def _picklable(value: Any) -> bool:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import random
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -54,10 +55,12 @@ from ._statement import PREDICATE_TYPE, SCHEMA_VERSION, STATEMENT_TYPE, Derivati
 
 __all__ = [
     "Derivation",
+    "Losses",
     "PREDICATE_TYPE",
     "SCHEMA_VERSION",
     "STATEMENT_TYPE",
     "assemble",
+    "conformance_pairs",
     "derive",
     "epsilon_at",
     "expression_text",
@@ -154,11 +157,15 @@ def epsilon_at(epsilon: sympy.Expr, size: int) -> Fraction:
     return Fraction(int(value.p), int(value.q))
 
 
-def _conformance(inputs: CertificateInputs, mech: ExponentialMechanism, epsilon: sympy.Expr) -> dict[str, Any]:
+#: Given the conformance check's pairs, their privacy losses computed elsewhere (by this code, in a second process of
+#: ``check``: :mod:`._ahead`), or None to compute them here.
+Losses = Callable[[list[tuple[list[Any], list[Any]]]], "list[Any] | None"]
+
+
+def conformance_pairs(inputs: CertificateInputs) -> list[tuple[list[Any], list[Any]]]:
+    """The neighbouring pairs of the exact conformance check: ``inputs.pairs`` of them, drawn by ``random.Random(seed)``."""
     rng = random.Random(inputs.seed)
     quality = inputs.quality
-    checks, violations = [], []
-    largest = Fraction(0)
     pairs = []
     for _ in range(inputs.pairs):
         first = [random_record(quality, rng) for _ in range(rng.randint(1, 6))]
@@ -169,7 +176,17 @@ def _conformance(inputs: CertificateInputs, mech: ExponentialMechanism, epsilon:
         else:
             second = first + [extra]
         pairs.append((first, second))
-    for index, ((first, second), loss) in enumerate(zip(pairs, mech.privacy_losses(pairs))):  # the scores in one batch
+    return pairs
+
+
+def _conformance(inputs: CertificateInputs, mech: ExponentialMechanism, epsilon: sympy.Expr, losses: Losses | None = None) -> dict[str, Any]:
+    checks, violations = [], []
+    largest = Fraction(0)
+    pairs = conformance_pairs(inputs)
+    found = losses(pairs) if losses is not None else None
+    if found is None or len(found) != len(pairs):
+        found = mech.privacy_losses(pairs)  # the scores in one batch
+    for index, ((first, second), loss) in enumerate(zip(pairs, found)):
         bound = epsilon_at(epsilon, len(first))
         if getattr(loss, "infinite", False):  # over an infinite range the loss may be unbounded
             entry = {"dataset1": encode_value(first), "dataset2": encode_value(second), "epsilon_at_n": rational_text(bound),
@@ -205,19 +222,20 @@ def _conformance(inputs: CertificateInputs, mech: ExponentialMechanism, epsilon:
     }
 
 
-def derive(inputs: CertificateInputs, *, replay: list[dict[str, Any]] | None = None) -> Derivation:
+def derive(inputs: CertificateInputs, *, replay: list[dict[str, Any]] | None = None, losses: Losses | None = None) -> Derivation:
     """Derive every claim from ``inputs`` (see the module docstring), recording its solver calls in
     ``predicate.solver_calls`` — or, with ``replay`` (a certificate's ``solver_calls``), replaying them
-    (:mod:`._replay`); a log that cannot be replayed sets ``problem``."""
+    (:mod:`._replay`); a log that cannot be replayed sets ``problem``.  ``losses`` may supply the conformance
+    check's privacy losses, computed by ``mech.privacy_losses`` elsewhere (see :data:`Losses`)."""
     log = SolverLog(replay)
     with solver_log(log):
-        derivation = _derive(inputs, log)
+        derivation = _derive(inputs, log, losses)
     log.finish()
     derivation.statement["predicate"]["solver_calls"] = log.calls
     return dataclasses.replace(derivation, problem=log.problem)
 
 
-def _derive(inputs: CertificateInputs, log: SolverLog) -> Derivation:
+def _derive(inputs: CertificateInputs, log: SolverLog, losses: Losses | None = None) -> Derivation:
     if isinstance(inputs.quality, LogLikelihood):
         return derive_posterior(inputs, log)
     quality = inputs.quality
@@ -281,7 +299,7 @@ def _derive(inputs: CertificateInputs, log: SolverLog) -> Derivation:
         claims.append(privacy)
         if inputs.pairs:
             with log.claim("conformance"):
-                check = _conformance(inputs, mech, derived)
+                check = _conformance(inputs, mech, derived, losses)
             claims.append(check)
             if check["status"] == "REFUTED":
                 status = Status.REFUTED

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -23,11 +24,11 @@ from expmech.spec.internal import describe
 from ..prover._claims import at_least
 from ._build import implementation_sha256
 from ._canonical import canonical_bytes, integer_rows, integers
-from ._run import _PROVENANCE, CheckOutcome, _Check, _Stop, run_stage
-from ._derive import Derivation, derive, epsilon_at, measure_budget, subject
+from ._run import _PROVENANCE, CheckOutcome, Staged, _Check, _Stop, run_stage
+from ._derive import Derivation, Losses, derive, epsilon_at, measure_budget, subject
 from ._inputs import CertificateInputs, decode_output, decode_value, inputs_from_json, inputs_to_json
 from ._smallmodel import check_small_model
-from ._ahead import start_ahead
+from ._ahead import Ahead, start_ahead
 from ._digest import check_digest, settle_digest
 from ._kernel_check import check_kernel
 from ._smt import SolverRun, normalise_smt2, run_cvc5, run_z3, z3_label
@@ -42,23 +43,26 @@ def rederive(run: _Check, statement: dict[str, Any], bound: sympy.Expr | None) -
     inputs = _inputs(run, predicate)
     run.passed("inputs", f"quality rebuilt exactly (sha256 {inputs.quality.sha256[:12]}…), range and base measure valid")
     compare_inputs = functools.partial(_compare_inputs, recorded=statement, inputs=inputs)
+    stages: dict[str, Callable[[_Check], None]] = {"inputs": compare_inputs}
     pending = run.pending_digest
-    digest = [functools.partial(check_digest, statement=pending.statement, recorded=pending.recorded)] if pending is not None else []
-    ahead = start_ahead(run, statement, inputs, run.jobs, [*digest, compare_inputs])
-    if ahead is None:
-        settle_digest(run)
-        compare_inputs(run)
+    if pending is not None:
+        stages["digest"] = functools.partial(check_digest, statement=pending.statement, recorded=pending.recorded)
+    ahead = start_ahead(run, statement, inputs, run.jobs, stages)
     try:
+        if ahead is None:
+            settle_digest(run)
+            compare_inputs(run)
         mark, notes = len(run.checks), len(run.notes)
         try:
-            derivation = _derivation(run, inputs, predicate["solver_calls"])
+            derivation = _derivation(run, inputs, predicate["solver_calls"], _losses(ahead))
             _compare(run, statement, derivation.statement)
             stopped = None
         except _Stop as stop:
             stopped = stop
         if ahead is not None:  # the digest, then the comparison of the inputs come first: a failure there is the report's
-            checked = ahead.next_stage() if digest else None
-            staged = ahead.next_stage() or run_stage(run, compare_inputs)
+            ahead.work_back(run, statement, inputs, stages)
+            checked = _staged(ahead, "digest") if pending is not None else None
+            staged = _staged(ahead, "inputs") or run_stage(run, compare_inputs)
             if staged.failed is not None:
                 del run.checks[mark:], run.notes[notes:]
                 run.checks.extend(staged.checks)
@@ -69,18 +73,55 @@ def rederive(run: _Check, statement: dict[str, Any], bound: sympy.Expr | None) -
             settle_digest(run, checked)
         if stopped is not None:
             raise stopped
-        results = ahead.collect() if ahead is not None else None
+        _take(run, ahead, "small model")
+        check_small_model(run, statement, inputs.quality)
+        _take(run, ahead, "kernel")
+        check_kernel(run, statement, inputs, derivation)
+        _take(run, ahead, "solvers")
+        _independent(run, statement, inputs, derivation)
     finally:
         if ahead is not None:
             ahead.cancel()
-    if results is not None:
-        run.ahead, run.ahead_small_model = results.cache, results.small_model
-    check_small_model(run, statement, inputs.quality)
-    check_kernel(run, statement, inputs, derivation)
-    _independent(run, statement, inputs, derivation)
     _provenance(run, predicate)
     _verdict(run, predicate, derivation, bound)
 
+
+
+def _losses(ahead: Ahead | None) -> Losses | None:
+    """The conformance losses the second process computed, for the re-derivation (None: it computes them)."""
+    if ahead is None:
+        return None
+
+    def losses(pairs: list[tuple[list[Any], list[Any]]]) -> list[Any] | None:
+        done, result = ahead.take("losses")
+        if not done or not (isinstance(result, tuple) and len(result) == 2 and result[0] == pairs and isinstance(result[1], list)):
+            return None  # not computed there, or for other pairs: computed here
+        return result[1]
+
+    return losses
+
+
+def _staged(ahead: Ahead, task: str) -> Staged | None:
+    """A staged check's records as the second process ran it; None when the parent is to run it."""
+    done, result = ahead.take(task)
+    return result if done and isinstance(result, Staged) else None
+
+
+def _take(run: _Check, ahead: Ahead | None, task: str) -> None:
+    """Put the second process's result of ``task`` where the check that follows reads it (a malformed one is left:
+    the check computes it)."""
+    if ahead is None:
+        return
+    done, result = ahead.take(task)
+    if not done:
+        return
+    if task == "small model":
+        run.ahead_small_model = result
+    elif task == "kernel" and isinstance(result, dict):
+        run.ahead.kernel_verdicts.update(result)
+    elif task == "solvers" and isinstance(result, tuple) and len(result) == 2 and all(isinstance(part, dict) for part in result):
+        run.ahead.z3_runs.update(result[0])
+        run.ahead.cvc5_runs.update(result[1])
 
 
 def _inputs(run: _Check, predicate: dict[str, Any]) -> CertificateInputs:
@@ -96,13 +137,13 @@ def _inputs(run: _Check, predicate: dict[str, Any]) -> CertificateInputs:
     raise run.fail("inputs", problem)
 
 
-def _derivation(run: _Check, inputs: CertificateInputs, calls: list[dict[str, Any]]) -> Derivation:
+def _derivation(run: _Check, inputs: CertificateInputs, calls: list[dict[str, Any]], losses: Losses | None = None) -> Derivation:
     """The re-derivation, replaying the recorded solver calls; a log that does not replay fails, naming its claim."""
     key = canonical_bytes([inputs_to_json(inputs), calls]) + z3_label().encode() if run.cache is not None else b""
     derivation = run.cache.derivations.get(key) if run.cache is not None else None
     if derivation is None:
         try:
-            derivation = derive(inputs, replay=calls)
+            derivation = derive(inputs, replay=calls, losses=losses)
         except ExpMechError as error:
             raise run.fail("re-derivation", f"the inputs do not support any derivation: {error}") from None
         if run.cache is not None:
