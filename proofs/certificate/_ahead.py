@@ -1,27 +1,30 @@
-"""Work of ``check`` that does not rest on the re-derivation, done ahead in a second process while it runs.
+"""Work of ``check`` that does not rest on the re-derivation, shared with a second process while it runs.
 
-The checks of :mod:`._rederive` that read only the recorded statement and
-the rebuilt inputs are the digest, when the gate left it (:mod:`._digest`),
-the comparison of the inputs with their re-rendering, the small-model check,
-the proof kernel's verdicts on the recorded derivations, and the recorded
-queries re-run on z3 and cvc5.  On a
-large certificate, :func:`start_ahead` forks a child process that computes
-them (the child is the checker itself, on the same statement and inputs, with
-the same code) while the parent re-derives every claim.  The parent then
-runs the same checks, in the same order and with the same messages, reading
-each result from :class:`AheadResults` where the child computed it and
-computing it itself where it did not.  So the report is the sequential one;
-only the wall-clock time differs.
+The tasks of :data:`TASKS` read only the recorded statement and the rebuilt
+inputs: the conformance check's privacy losses (which the re-derivation needs
+half-way), the digest when the gate left it (:mod:`._digest`), the comparison
+of the inputs with their re-rendering, the small-model check, the proof
+kernel's verdicts on the recorded derivations, and the recorded queries
+re-run on z3 and cvc5.  On a large certificate, :func:`start_ahead` forks a
+child (the checker itself, on the same statement and inputs, with the same
+code).  Each task is claimed once, in memory both processes share: the child
+takes them from the front while the parent re-derives every claim, and the
+parent from the back once it has (:meth:`Ahead.work_back`), so they meet in
+the middle whatever each task costs.  The parent then runs the same checks,
+in the same order and with the same messages, reading each result where
+either process computed it, and computing it where it needs it otherwise.  So
+the report is the sequential one; only the wall-clock time differs.
 
 The child is used only where it can pay off and a fork is safe: ``jobs >= 2``
 (by default, when the process may run on two or more CPUs), a platform with
 ``os.fork`` (Linux), a process with one thread (a fork copies only the
 calling thread, so a lock another thread holds would stay locked in the
 child: in a threaded program, such as a Dask worker, ``check`` stays in one
-process), and a range of at least :data:`._fork.MIN_OUTPUTS` outputs (see :mod:`._fork`).  A child that
-fails, is killed or sends anything unreadable leaves the parent to compute
-everything itself, as it would with ``jobs=1``.  The child's results are
-plain verdicts, reports and solver answers, never a decision by themselves.
+process), and a range of at least :data:`._fork.MIN_OUTPUTS` outputs (see
+:mod:`._fork`).  A child that fails at a task, is killed or sends anything
+unreadable leaves the parent to compute what it has not received, as it would
+with ``jobs=1``.  The child's results are plain verdicts, reports, losses and
+solver answers, never a decision by themselves.
 """
 
 from __future__ import annotations
@@ -149,11 +152,14 @@ class Ahead:
             left -= len(chunk)
         return b"".join(chunks)
 
-    def work_back(self, run: _Check, statement: dict[str, Any], inputs: CertificateInputs, stages: dict[str, Callable[[_Check], None]]) -> None:
+    def work_back(
+        self, run: _Check, statement: dict[str, Any], inputs: CertificateInputs, stages: dict[str, Callable[[_Check], None]], *, stages_only: bool = False
+    ) -> None:
         """Do the tasks after the losses from the last one back, while the child (working forwards) has not claimed
-        them: the two processes meet in the middle, whatever each task costs on this certificate."""
+        them: the two processes meet in the middle, whatever each task costs on this certificate.  ``stages_only``:
+        only the staged checks (the re-derivation failed: the report needs nothing after them)."""
         for task in reversed(TASKS[1:]):
-            if task in ("digest", "inputs") and task not in stages:
+            if (task in ("digest", "inputs") and task not in stages) or (stages_only and task not in stages):
                 continue
             if self.done or not self.claims.claim(task, _PARENT):
                 return

@@ -60,7 +60,7 @@ def rederive(run: _Check, statement: dict[str, Any], bound: sympy.Expr | None) -
         except _Stop as stop:
             stopped = stop
         if ahead is not None:  # the digest, then the comparison of the inputs come first: a failure there is the report's
-            ahead.work_back(run, statement, inputs, stages)
+            ahead.work_back(run, statement, inputs, stages, stages_only=stopped is not None)
             checked = _staged(ahead, "digest") if pending is not None else None
             staged = _staged(ahead, "inputs") or run_stage(run, compare_inputs)
             if staged.failed is not None:

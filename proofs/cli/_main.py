@@ -287,7 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--budget", type=bounded_int(1), default=None, help="refuse a certificate whose re-derivation is estimated above this many MB of memory (default 8192)")
     check.add_argument("--format", choices=("text", "json"), default="text", help="output on stdout: a line per certificate for people, or JSON with every check and the proof kernel's verdicts")
     check.add_argument("--jobs", type=bounded_int(1, 2), default=None,
-                       help="processes for a large certificate: 2 runs the small-model check, the kernel and the solver re-runs beside the re-derivation (Linux); "
+                       help="processes for a large certificate: 2 shares the checks that need no re-derivation (digest, inputs, conformance losses, small-model check, kernel, solver re-runs) with a second process (Linux); "
                        "1 runs everything in one process; the verdict is the same (default: 2 when two CPUs are available)")
     check.add_argument("--max-bytes", dest="max_bytes", type=bounded_int(1), default=None, help="refuse certificates larger than this (default 1 MiB)")
     check.add_argument(
