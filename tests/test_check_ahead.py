@@ -89,9 +89,9 @@ def test_the_second_process_does_the_work(monkeypatch):
         self.reader.join()  # the child has sent everything it claimed
         return honest_take(self, task)
 
-    def back_when_done(self: Any, *args: Any) -> Any:
+    def back_when_done(self: Any, *args: Any, **kwargs: Any) -> Any:
         self.reader.join()
-        return honest_back(self, *args)
+        return honest_back(self, *args, **kwargs)
 
     monkeypatch.setattr(_ahead.Ahead, "take", take_when_done)
     monkeypatch.setattr(_ahead.Ahead, "work_back", back_when_done)
