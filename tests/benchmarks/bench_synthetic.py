@@ -15,13 +15,15 @@ Not collected by pytest.  For each (k, m), on n = 50 random k-bit records
   second command: z3 proof of GS_q <= 1/n, monotonicity, exact conformance,
   canonical digest).
 
-The ``check / make`` column is the ratio of the two commands' times in the same run (wall-clock, then CPU):
+The ``check / make`` column is the ratio of the two commands' times (wall-clock, then CPU): the three commands
+(make, check, check ``--jobs 1``) run in turn, round after round, and the column is the median of the rounds' ratios:
 ``expmech check`` on the certificate over ``expmech synth … --certificate`` that made it (target: at most 1).
 ``expmech check`` runs with its default ``--jobs`` (2 where two CPUs are available: on a large certificate
-the small-model check, the kernel and the solver re-runs run in a second process beside the re-derivation);
+the checks that need no re-derivation are shared with a second process);
 ``--jobs 1`` is timed beside it.  CPU seconds include the second process's.
 
-Each figure is the median of three runs (one for the largest sizes); a command (and
+Each figure is the median of three runs (five rounds of make and check from 10,000 multisets; one run for the
+largest sizes); a command (and
 ``certify``, with its process CPU time) is
 shown as wall-clock seconds with its CPU seconds (user + system) in brackets.  The
 process start-up (``expmech --version``) is timed beside them.
@@ -83,23 +85,31 @@ class Timing(NamedTuple):
         return f"{self.wall:.2f} ({self.cpu:.2f})"
 
 
-def command_seconds(k: int, m: int, *, certificate: bool, repeats: int, check: bool = False) -> tuple[Timing, Timing | None, Timing | None]:
+def command_seconds(k: int, m: int, *, certificate: bool, repeats: int, check: bool = False) -> tuple[Timing, Timing | None, Timing | None, Ratios | None]:
     """Median wall-clock seconds of the ``expmech synth`` command on a fresh CSV (exit code 0 required) and, with
     ``check``, of ``expmech check`` on the certificate it wrote, as a user runs it (its default ``--jobs``) and with
-    ``--jobs 1`` (exit code 0 required)."""
+    ``--jobs 1`` (exit code 0 required).  With ``check`` the three commands run in turn in each round (a machine that
+    slows down or speeds up between rounds affects all three alike), and the ratios are the medians of each round's."""
     with tempfile.TemporaryDirectory() as folder:
         csv = Path(folder) / "bits.csv"
         csv.write_text("\n".join(",".join(map(str, r)) for r in records(k)) + "\n", encoding="utf-8")
         command = [sys.executable, "-m", "expmech.proofs.cli", "synth", str(csv), "--m", str(m), *ARGS]
         cert = Path(folder) / "cert.json"
-        if certificate:
-            command += ["--certificate", str(cert)]
-        seconds = _median_seconds(command, repeats)
-        checked = alone = None
-        if certificate and check:
-            checked = _median_seconds([sys.executable, "-m", "expmech.proofs.cli", "check", str(cert), *CHECK_FLAGS], repeats)
-            alone = _median_seconds([sys.executable, "-m", "expmech.proofs.cli", "check", str(cert), "--jobs", "1", *CHECK_FLAGS], repeats)
-        return seconds, checked, alone
+        if not (certificate and check):
+            return _median_seconds(command + (["--certificate", str(cert)] if certificate else []), repeats), None, None, None
+        command += ["--certificate", str(cert)]
+        checking = [sys.executable, "-m", "expmech.proofs.cli", "check", str(cert), *CHECK_FLAGS]
+        rounds = [tuple(_median_seconds(c, 1) for c in (command, checking, checking[:5] + ["--jobs", "1"] + checking[5:])) for _ in range(repeats)]
+        made, checked, alone = (sorted((r[i] for r in rounds), key=lambda t: t.wall)[len(rounds) // 2] for i in range(3))
+        return made, checked, alone, Ratios(*(Timing(statistics.median(r[i].wall / r[0].wall for r in rounds), statistics.median(r[i].cpu / r[0].cpu for r in rounds)) for i in (1, 2)))
+
+
+class Ratios(NamedTuple):
+    """``check`` over the ``synth --certificate`` that made it, with its default ``--jobs`` and with ``--jobs 1``: the medians of each
+    round's wall-clock and CPU ratios."""
+
+    checked: Timing
+    alone: Timing
 
 
 def in_process(k: int, m: int, *, repeats: int) -> tuple[int, float, Timing]:
@@ -136,13 +146,13 @@ def main() -> None:
     for k, m in sizes:
         multisets = comb(2**k + m - 1, m)
         repeats = 3 if multisets < 100_000 else 1
-        alone, _, _ = command_seconds(k, m, certificate=False, repeats=repeats)
-        with_certificate, checked, one = command_seconds(k, m, certificate=True, repeats=repeats, check=multisets < 100_000)
+        alone, _, _, _ = command_seconds(k, m, certificate=False, repeats=repeats)
+        with_certificate, checked, one, ratios = command_seconds(k, m, certificate=True, repeats=5 if multisets >= 10_000 else repeats, check=multisets < 100_000)
         levels, release, certificate = in_process(k, m, repeats=repeats)
         columns = []
-        for timing in (checked, one):
+        for timing, ratio in ((checked, ratios.checked if ratios else None), (one, ratios.alone if ratios else None)):
             columns.append("—" if timing is None else str(timing))
-            columns.append("—" if timing is None else f"{timing.wall / with_certificate.wall:.2f} ({timing.cpu / with_certificate.cpu:.2f})")
+            columns.append("—" if ratio is None else f"{ratio.wall:.2f} ({ratio.cpu:.2f})")
         print(f"| {k} | {m} | {multisets:,} | {levels} | {alone} | {with_certificate} | {' | '.join(columns)} | {release:.2f} | {certificate} |")
 
 
