@@ -124,7 +124,11 @@ def test_readable_layout_of_long_rows_with_strangers_inside_parses_to_the_same_d
 
 @given(
     st.lists(
-        st.lists(st.integers(-6, 6) | st.sampled_from([True, {"integer": "3"}, {"rational": "1/2"}]), min_size=2, max_size=2),
+        st.lists(
+            st.integers(-6, 6) | st.sampled_from([True, {"integer": "3"}, {"rational": "1/2"}, 2**53 - 1, 2**53, -(2**53), 2**60, {"integer": str(2**60)}]),
+            min_size=2,
+            max_size=2,
+        ),
         min_size=1,
         max_size=12,
         unique_by=lambda row: json.dumps(row),
@@ -132,14 +136,16 @@ def test_readable_layout_of_long_rows_with_strangers_inside_parses_to_the_same_d
 )
 def test_a_finite_range_read_from_rows_of_ints_equals_the_value_by_value_reading(rows):
     """FiniteRange.from_json reads rows of plain ints in one pass: the same outputs, or the same refusal, as decoding
-    every value (a bool, an {"integer"} or a {"rational"} among them takes the value-by-value path)."""
+    every value (a bool, an {"integer"} or a {"rational"} among them takes the value-by-value path); and the range
+    renders them back as the value-by-value reading does (rows of safe ints are kept as their own rendering; an int
+    past 2**53 − 1 is rendered as {"integer": …}, so a file that wrote it bare does not equal its re-rendering)."""
     from unittest import mock
 
     from expmech.proofs.certificate import _inputs
     from expmech.spec import IntRange, OutputSpace, QualityFunction, RecordSchema, count
 
     schema = RecordSchema(x=IntRange(0, 1))
-    space = OutputSpace(a=IntRange(-5, 5), b=IntRange(-5, 5))
+    space = OutputSpace(a=IntRange(-(2**61), 2**61), b=IntRange(-(2**61), 2**61))
     quality = QualityFunction(count(schema["x"] >= 1) - space["a"] + space["b"], schema=schema, outputs=space)
     data = {"kind": "finite", "outputs": rows, "base_measure": ["1"] * len(rows)}
 
@@ -150,6 +156,10 @@ def test_a_finite_range_read_from_rows_of_ints_equals_the_value_by_value_reading
             return str(error)
 
     fast = read()
-    with mock.patch.object(_inputs, "safe_integer_rows", lambda value: False):
+    with mock.patch.object(_inputs, "safe_integer_rows", lambda value: False), mock.patch.object(_inputs, "integer_rows", lambda value: False):
         slow = read()
     assert fast == slow
+    if not isinstance(fast, str):
+        assert slow.rows is None
+        assert fast.to_json() == slow.to_json()
+        assert (fast.rows is not None) is all(type(v) is int and abs(v) < 2**53 for row in rows for v in row)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Protocol, TypeAlias
 
@@ -158,13 +158,17 @@ class FiniteRange:
     outputs: tuple[Hashable, ...]
     base_measure: tuple[Fraction, ...]
     kind: str = "finite"
+    #: the outputs as a certificate wrote them, kept when they are rows of safe ints: then they are their own
+    #: rendering (each row decodes to the tuple of its ints, which :func:`encode_value` writes back as that row)
+    rows: list[list[int]] | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         """``{"kind": "finite", "outputs": [...], "base_measure": ["p/q", ...]}``."""
         # one text per distinct object (few on a large range: values read or checked once each share their object),
         # found by identity (hashed in C; a Fraction's hash is Python code)
         texts = {key: rational_text(m) for key, m in {id(m): m for m in self.base_measure}.items()}
-        return {"kind": self.kind, "outputs": encode_value(list(self.outputs)), "base_measure": [texts[id(m)] for m in self.base_measure]}
+        outputs = self.rows if self.rows is not None else encode_value(list(self.outputs))
+        return {"kind": self.kind, "outputs": outputs, "base_measure": [texts[id(m)] for m in self.base_measure]}
 
     def weight(self, quality: Quality) -> str:
         """``mu(r) * exp(epsilon0 * q(d, r))`` over the listed outputs (posterior sampling: :data:`POSTERIOR_WEIGHT`)."""
@@ -199,7 +203,8 @@ class FiniteRange:
     def from_json(cls, data: dict[str, Any], quality: Quality) -> FiniteRange:
         """Rebuild from a certificate: outputs in the output space, distinct, one base-measure value >= 0 each, not all 0."""
         raw = data["outputs"]
-        if isinstance(raw, list) and integer_rows(raw):  # rows of plain ints decode to themselves, as tuples
+        rows = raw if isinstance(raw, list) and safe_integer_rows(raw) else None
+        if rows is not None or (isinstance(raw, list) and integer_rows(raw)):  # rows of plain ints decode to themselves, as tuples
             outputs: list[Hashable] = [tuple(r) for r in raw]
         else:
             outputs = [decode_output(r) for r in raw]
@@ -210,7 +215,7 @@ class FiniteRange:
             )
         quality.output_space.encode_all(outputs, name="mechanism.range.outputs[…]")
         grid = check_outputs(outputs)
-        return cls(grid, check_base_measure(dict(zip(grid, measure)), grid))
+        return cls(grid, check_base_measure(dict(zip(grid, measure)), grid), rows=rows)
 
 
 @dataclass(frozen=True)

@@ -184,6 +184,8 @@ def _keys_difference(recorded: dict[str, Any], derived: dict[str, Any], path: st
 
 def _difference(recorded: Any, derived: Any, path: str, queries: bool = False) -> str | None:
     """The first place where ``recorded`` differs from ``derived``, in words (None when equal)."""
+    if recorded is derived:
+        return None  # one object (a finite range's rows, which are their own rendering)
     if isinstance(derived, dict) and isinstance(recorded, dict):
         found = _keys_difference(recorded, derived, path)
         if found:
