@@ -39,14 +39,14 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..smallmodel import small_model_check
 from . import _fork
 from ._derive import conformance_pairs, measure_budget
-from ._inputs import CertificateInputs, FiniteRange
+from ._inputs import CertificateInputs
 from ._kernel_check import prefetch_kernel
 from ._run import DerivationCache, Staged, _Check, run_stage
 from ._smt import normalise_smt2, run_cvc5, run_z3
@@ -61,6 +61,9 @@ TASKS = ("losses", "digest", "inputs", "small model", "kernel", "solvers")
 
 _FREE, _CHILD, _PARENT = 0, 1, 2
 
+#: The tasks that are staged checks of the report (done only when the check gives the stage).
+_STAGED = ("digest", "inputs")
+
 
 @dataclass(frozen=True)
 class Failed:
@@ -69,10 +72,9 @@ class Failed:
     task: str
 
 
-def _worth_it(inputs: CertificateInputs, jobs: int | None) -> bool:
-    if not _fork.can_fork(jobs):
-        return False
-    return isinstance(inputs.range, FiniteRange) and len(inputs.range.outputs) >= _fork.MIN_OUTPUTS
+def _offered(stages: dict[str, Callable[[_Check], None]]) -> list[str]:
+    """The :data:`TASKS` of this check: the staged ones only when they are given."""
+    return [task for task in TASKS if task in stages or task not in _STAGED]
 
 
 class _Claims:
@@ -158,8 +160,8 @@ class Ahead:
         """Do the tasks after the losses from the last one back, while the child (working forwards) has not claimed
         them: the two processes meet in the middle, whatever each task costs on this certificate.  ``stages_only``:
         only the staged checks (the re-derivation failed: the report needs nothing after them)."""
-        for task in reversed(TASKS[1:]):
-            if (task in ("digest", "inputs") and task not in stages) or (stages_only and task not in stages):
+        for task in reversed(_offered(stages)):
+            if task == "losses" or (stages_only and task not in stages):
                 continue
             if self.done or not self.claims.claim(task, _PARENT):
                 return
@@ -206,7 +208,7 @@ def start_ahead(
     The child does the :data:`TASKS` it claims first, in their order, and sends each result: ``stages`` maps the
     names of staged checks (``"digest"``, ``"inputs"``) to the stage, run on a scratch copy of ``run`` (their
     :class:`Staged` records are sent); a stage not given is skipped."""
-    if not _worth_it(inputs, jobs):
+    if not _fork.worth_forking(jobs, statement):
         return None
     try:
         claims = _Claims()
@@ -238,9 +240,10 @@ def start_ahead(
         try:
             gc.disable()
             os.close(read)
-            for task in TASKS:
-                if (task in stages or task not in ("digest", "inputs")) and claims.claim(task, _CHILD):
-                    _send(write, (task, _task(task, run, statement, inputs, stages)))
+            for task in _offered(stages):
+                if claims.claim(task, _CHILD):
+                    result = _task(task, run, statement, inputs, stages)
+                    _send(write, (task, result if _picklable(result) else Failed(task)))
             code = 0
         except BaseException:  # noqa: BLE001 - whatever happens here, the parent computes it itself
             pass
@@ -258,7 +261,7 @@ def _send(fd: int, value: Any) -> None:
 
 
 def _task(task: str, run: _Check, statement: dict[str, Any], inputs: CertificateInputs, stages: dict[str, Callable[[_Check], None]]) -> Any:
-    """The child's result of ``task`` (see :data:`TASKS`), or :class:`Failed` when it cannot be had or sent."""
+    """The result of ``task`` (see :data:`TASKS`), in either process, or :class:`Failed` when it cannot be had."""
     try:
         if task in stages:
             return run_stage(run, stages[task])
@@ -270,7 +273,7 @@ def _task(task: str, run: _Check, statement: dict[str, Any], inputs: Certificate
                 found: Any = small_model_check(statement["predicate"], inputs.quality, max_evaluations=run.limits.max_small_model_evaluations)
             except Exception as error:  # noqa: BLE001 - the parent raises it where the sequential check would
                 found = error
-            return found if _picklable(found) else Failed(task)
+            return found
         cache = DerivationCache()
         if task == "kernel":
             prefetch_kernel(statement, inputs, cache)
@@ -282,6 +285,7 @@ def _task(task: str, run: _Check, statement: dict[str, Any], inputs: Certificate
 
 
 def _picklable(value: Any) -> bool:
+    """Whether ``value`` survives a pickle round trip (what the parent can read back; anything else it computes)."""
     try:
         pickle.loads(pickle.dumps(value))
     except Exception:  # noqa: BLE001 - not sendable: the parent recomputes it

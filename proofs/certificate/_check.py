@@ -60,7 +60,7 @@ from expmech.spec.internal import describe
 
 from ._canonical import canonical_bytes, sha256_hex
 from ._digest import check_digest, compare_digest, defer_digest, settle_digest
-from ._fork import can_fork, large_finite_range
+from ._fork import worth_forking
 from ._limits import CertificateLimits, CertificateMalformed, CertificateRefused, check_content_limits, check_shape, parse_json, read_limited
 from ._version import older_format
 
@@ -236,7 +236,7 @@ def _unwrap(run: _Check, data: Any, keys: list[Any]) -> dict[str, Any]:
         if keys:
             raise run.fail("signature", "the certificate is not signed, and trusted keys were given")
         statement = data["certificate"]
-        if can_fork(run.jobs) and large_finite_range(statement):  # the second process compares it (see ._digest)
+        if worth_forking(run.jobs, statement):  # the second process compares it (see ._digest)
             defer_digest(run, statement, data["digest"]["value"])
         else:
             check_digest(run, statement, data["digest"]["value"])

@@ -12,6 +12,8 @@ report is the one the check makes in one process.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from expmech.spec import InvalidArgument
@@ -19,7 +21,7 @@ from expmech.spec import InvalidArgument
 from ._canonical import sha256_hex
 from ._run import PendingDigest, Staged, _Check, _Stop, run_stage
 
-__all__ = ["check_digest", "compare_digest", "defer_digest", "settle_digest"]
+__all__ = ["check_digest", "compare_digest", "defer_digest", "digest_stage", "settle_digest"]
 
 
 def compare_digest(run: _Check, digest: str, recorded: Any) -> None:
@@ -43,6 +45,11 @@ def defer_digest(run: _Check, statement: Any, recorded: str) -> None:
     run.pending_digest = PendingDigest(statement, recorded, len(run.checks), len(run.notes))
 
 
+def digest_stage(pending: PendingDigest) -> Callable[[_Check], None]:
+    """The pending digest check as a stage (run on a scratch run here, or in the second process)."""
+    return functools.partial(check_digest, statement=pending.statement, recorded=pending.recorded)
+
+
 def settle_digest(run: _Check, staged: Staged | None = None) -> None:
     """Put a pending digest check in its place: ``staged`` (the second process's records of :func:`check_digest`) or,
     when that is None, the check run here.  A failure replaces everything recorded after its place and raises
@@ -52,7 +59,7 @@ def settle_digest(run: _Check, staged: Staged | None = None) -> None:
         return
     run.pending_digest = None
     if staged is None:
-        staged = run_stage(run, lambda scratch: check_digest(scratch, pending.statement, pending.recorded))
+        staged = run_stage(run, digest_stage(pending))
     if staged.failed is None:
         run.checks[pending.mark : pending.mark] = staged.checks
         return

@@ -13,7 +13,7 @@ import sys
 import threading
 from typing import Any
 
-__all__ = ["MIN_OUTPUTS", "available_cpus", "can_fork", "large_finite_range", "threads"]
+__all__ = ["MIN_OUTPUTS", "available_cpus", "can_fork", "large_finite_range", "threads", "worth_forking"]
 
 #: The fewest outputs of a finite range for which ``check`` computes ahead in a second process (smaller certificates
 #: check in well under a second of this work, less than a fork and a transfer cost).
@@ -55,3 +55,9 @@ def large_finite_range(statement: Any) -> bool:
         return False
     outputs = recorded.get("outputs")
     return isinstance(outputs, list) and len(outputs) >= MIN_OUTPUTS
+
+
+def worth_forking(jobs: int | None, statement: Any) -> bool:
+    """Whether ``check`` works on ``statement`` with a second process: :func:`can_fork` and :func:`large_finite_range`
+    (the gate's decision to leave the digest to it and the fork itself ask this one question)."""
+    return can_fork(jobs) and large_finite_range(statement)

@@ -29,7 +29,7 @@ from ._derive import Derivation, Losses, derive, epsilon_at, measure_budget, sub
 from ._inputs import CertificateInputs, decode_output, decode_value, inputs_from_json, inputs_to_json
 from ._smallmodel import check_small_model
 from ._ahead import Ahead, start_ahead
-from ._digest import check_digest, settle_digest
+from ._digest import digest_stage, settle_digest
 from ._kernel_check import check_kernel
 from ._smt import SolverRun, normalise_smt2, run_cvc5, run_z3, z3_label
 
@@ -46,7 +46,7 @@ def rederive(run: _Check, statement: dict[str, Any], bound: sympy.Expr | None) -
     stages: dict[str, Callable[[_Check], None]] = {"inputs": compare_inputs}
     pending = run.pending_digest
     if pending is not None:
-        stages["digest"] = functools.partial(check_digest, statement=pending.statement, recorded=pending.recorded)
+        stages["digest"] = digest_stage(pending)
     ahead = start_ahead(run, statement, inputs, run.jobs, stages)
     try:
         if ahead is None:
