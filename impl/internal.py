@@ -9,7 +9,7 @@ enclosures of permute-and-flip's law (``selection``), the synthetic-data
 mechanism and the auction's utility (``applications``). These names are
 internal — they may change with ``expmech.proofs`` — but they are named, so
 that a change to one is a change to this list. Lazy (PEP 562), as the layers
-are. ``tests/test_layering.py`` keeps private names from crossing layers.
+are. ``tests/project/test_layering.py`` keeps private names from crossing layers.
 """
 
 import typing as _typing

@@ -14,7 +14,7 @@ checkers, imports them under ``TYPE_CHECKING``::
 ``from package import Name``, ``package.Name``, ``from package import *``
 and ``dir(package)`` behave as with eager imports; a submodule not imported
 yet is imported on attribute access too (``package.submodule``).
-``tests/test_public_api.py`` holds ``_EXPORTS``, the ``TYPE_CHECKING``
+``tests/project/test_public_api.py`` holds ``_EXPORTS``, the ``TYPE_CHECKING``
 imports and ``__all__`` to one set.
 """
 

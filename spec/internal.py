@@ -8,7 +8,7 @@ language (:func:`compile_expression`), the lazy-export helper of every package's
 ``__init__``. These names are internal — they may change with the layers that
 use them — but they are named, so that a change to one is a change to this
 list. Lazy (PEP 562), as the layers are: importing this module imports only
-what is used. ``tests/test_layering.py`` keeps private names from crossing
+what is used. ``tests/project/test_layering.py`` keeps private names from crossing
 layers.
 """
 

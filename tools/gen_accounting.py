@@ -3,7 +3,7 @@
 The figures come from ``docs/benchmarks/results/data/accounting.json``, written by
 ``python tests/benchmarks/bench_accounting.py``; nothing is typed by hand.  The table replaces the
 text between ``<!-- accounting-table:begin -->`` and ``<!-- accounting-table:end -->`` in both pages;
-the plot is ``docs/explanation/accounting_curves.png`` (matplotlib).  ``tests/test_docs_generated.py``
+the plot is ``docs/explanation/accounting_curves.png`` (matplotlib).  ``tests/docs/test_docs_generated.py``
 fails while a committed table differs from :func:`render`'s.
 """
 

@@ -4,7 +4,7 @@ Each ``results/*.json`` is written by ``python tests/benchmarks/record.py SCRIPT
 script and keeps its printed Markdown with the date, the machine and its load.  Each ``results/data/*.json`` is the
 figures a benchmark script writes itself (audit, accounting, domains): laid out as its own ``table`` where it has one,
 else its scalars as a list and each list of records as a table.  This script only lays the files out: no figure on the
-page is typed by hand.  ``tests/test_docs_generated.py`` fails while the committed page differs from its output.
+page is typed by hand.  ``tests/docs/test_docs_generated.py`` fails while the committed page differs from its output.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Write docs/reference/cli.md from the ``expmech`` argparse parsers: every subcommand, flag, default and exit code.
 
-Run ``python tools/gen_cli_reference.py`` after changing a flag; ``tests/test_docs_generated.py`` fails while the
+Run ``python tools/gen_cli_reference.py`` after changing a flag; ``tests/docs/test_docs_generated.py`` fails while the
 committed page differs from what this script writes, so the reference cannot drift from the parsers.
 """
 

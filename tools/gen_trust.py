@@ -3,7 +3,7 @@
 The page is generated, never typed: the list of rules comes from the proof kernel's rule table
 (``expmech.proofs.kernel.RULES``: rule name -> claim kind, statement name in ``spec/``, one-line statement), and each
 rule's argument from its ``Statement`` in ``spec/`` (hypotheses, conclusion, proof steps, each algebraic step checked by
-sympy when the page is written).  ``tests/test_docs_generated.py`` fails while the committed page differs from
+sympy when the page is written).  ``tests/docs/test_docs_generated.py`` fails while the committed page differs from
 ``render()``: run ``python tools/gen_trust.py`` after changing a rule or its statement.
 """
 

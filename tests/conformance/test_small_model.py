@@ -282,7 +282,7 @@ def test_the_docs_page_examples_run(tmp_path, monkeypatch, capsys):
     import re
     from pathlib import Path
 
-    page = (Path(__file__).resolve().parent.parent / "docs" / "explanation" / "small-model-check.md").read_text(encoding="utf-8")
+    page = (Path(__file__).resolve().parents[2] / "docs" / "explanation" / "small-model-check.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", page, flags=re.S)
     assert len(blocks) >= 2
     monkeypatch.chdir(tmp_path)

@@ -5,7 +5,7 @@ import pathlib
 
 import pytest
 
-BENCH = pathlib.Path(__file__).parent / "benchmarks" / "bench_sampling.py"
+BENCH = pathlib.Path(__file__).parents[1] / "benchmarks" / "bench_sampling.py"
 
 
 @pytest.mark.slow
@@ -38,7 +38,7 @@ def test_audit_benchmark_runs():
     """bench_audit times the permute-and-flip law and finds a chi-square N for an obvious alternative."""
     import numpy as np
 
-    path = pathlib.Path(__file__).parent / "benchmarks" / "bench_audit.py"
+    path = pathlib.Path(__file__).parents[1] / "benchmarks" / "bench_audit.py"
     spec = importlib.util.spec_from_file_location("bench_audit", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -51,7 +51,7 @@ def test_audit_benchmark_runs():
 @pytest.mark.slow
 def test_proofs_benchmark_families_run(capsys):
     """bench_proofs' families prove tight and check on small sizes (the full run is for README figures)."""
-    spec = importlib.util.spec_from_file_location("bench_proofs", pathlib.Path(__file__).parent / "benchmarks" / "bench_proofs.py")
+    spec = importlib.util.spec_from_file_location("bench_proofs", pathlib.Path(__file__).parents[1] / "benchmarks" / "bench_proofs.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert set(module.medians([1, 2, 3])) == {1, 2, 3}
@@ -64,7 +64,7 @@ def test_proofs_benchmark_families_run(capsys):
 @pytest.mark.slow
 def test_continuous_benchmark_runs():
     """bench_continuous computes the exact median law and decides its loss on a small instance."""
-    path = pathlib.Path(__file__).parent / "benchmarks" / "bench_continuous.py"
+    path = pathlib.Path(__file__).parents[1] / "benchmarks" / "bench_continuous.py"
     spec = importlib.util.spec_from_file_location("bench_continuous", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -75,7 +75,7 @@ def test_continuous_benchmark_runs():
 @pytest.mark.slow
 def test_synthetic_benchmark_runs():
     """bench_synthetic releases and certifies a small (k, m) in process, and times the command with its certificate and the check of it."""
-    path = pathlib.Path(__file__).parent / "benchmarks" / "bench_synthetic.py"
+    path = pathlib.Path(__file__).parents[1] / "benchmarks" / "bench_synthetic.py"
     spec = importlib.util.spec_from_file_location("bench_synthetic", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

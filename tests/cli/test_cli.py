@@ -16,7 +16,7 @@ import pytest
 from expmech.impl import WRONG_CATALOGUE
 from expmech.proofs.cli import main
 
-REPO = pathlib.Path(__file__).parent.parent
+REPO = pathlib.Path(__file__).parents[2]
 
 
 def run(argv, capsys):

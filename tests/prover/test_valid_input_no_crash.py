@@ -4,7 +4,7 @@ Each class is generated: rationals whose numerators and denominators are drawn
 from 2**0 to 2**200 (past int64 from 2**63), ranges that are intervals of the
 reals or sets of integers, datasets of 0 to 3 records with the domain's ends
 among them (the exact arrays are cross-checked against ``fractions`` in
-``tests/test_rationals.py``).  The mechanisms must answer or raise the documented error (``DivergentNormaliser``
+``tests/impl/test_rationals.py``).  The mechanisms must answer or raise the documented error (``DivergentNormaliser``
 for a normaliser that diverges), never ``ValueError``/``OverflowError`` from an
 int64 fast path; and the command line never exits 4 on such a configuration.
 """

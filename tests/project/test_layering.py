@@ -19,7 +19,7 @@ import pytest
 
 from import_graph import cycles, imports_of_tree, module_files, violations
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 ROOTS = {"expmech.spec": REPO / "spec", "expmech.impl": REPO / "impl", "expmech.proofs": REPO / "proofs"}
 
 

@@ -5,7 +5,7 @@ import re
 import subprocess
 import sys
 
-PAGE = (pathlib.Path(__file__).parent.parent / "docs" / "reference" / "limits.md").read_text(encoding="utf-8")
+PAGE = (pathlib.Path(__file__).parents[2] / "docs" / "reference" / "limits.md").read_text(encoding="utf-8")
 
 
 def test_python_example_runs(tmp_path, monkeypatch):

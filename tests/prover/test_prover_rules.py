@@ -167,7 +167,7 @@ def test_proofs_replay_identically_in_any_process():
     import subprocess
     import sys
 
-    script = _REPLAY.format(bench=str(pathlib.Path(__file__).parent / "benchmarks"))
+    script = _REPLAY.format(bench=str(pathlib.Path(__file__).parents[1] / "benchmarks"))
     runs = []
     for seed, warm in (("1", "0"), ("2", "2")):
         env = {**os.environ, "PYTHONHASHSEED": seed}

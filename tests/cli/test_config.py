@@ -15,7 +15,7 @@ from expmech.proofs.cli import main
 from expmech.proofs.cli._config import read_config
 from expmech.proofs.cli._targets import load_targets
 
-REPO = pathlib.Path(__file__).parent.parent
+REPO = pathlib.Path(__file__).parents[2]
 MODULE = "i10cfg_mechanisms"  # unique: modules are cached in sys.modules across tests
 KNOWN_TOP = ["mechanisms", "targets", "rlimit", "timeout-ms"]
 KNOWN_ENTRY = ["name", "quality", "epsilon", "neighbours", "claimed"]

@@ -2,6 +2,7 @@
 
 import importlib
 import importlib.util
+import pathlib
 import subprocess
 import sys
 
@@ -16,8 +17,14 @@ def test_layer_imports_under_namespace(name):
 
 @pytest.mark.parametrize("bare", ["spec", "impl", "proofs"])
 def test_bare_folder_names_do_not_import(bare, tmp_path):
-    """The checkout's folder names are not importable as top-level modules."""
-    assert importlib.util.find_spec(bare) is None
+    """The checkout's folder names are not importable as top-level modules.
+
+    (The tests' own room of that name, ``tests/spec`` say, is a namespace package on the test path: it holds no
+    layer code, so it is allowed; the layer's folder at the top of the checkout never is.)"""
+    layer = pathlib.Path(__file__).resolve().parents[2] / bare
+    found = importlib.util.find_spec(bare)
+    locations = [] if found is None else [pathlib.Path(p).resolve() for p in (found.submodule_search_locations or [found.origin])]
+    assert layer not in locations and all(p.parent.name == "tests" for p in locations)
     result = subprocess.run([sys.executable, "-c", f"import {bare}"], cwd=tmp_path, capture_output=True)
     assert result.returncode != 0
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from expmech.proofs.certificate import _build
 
-IMPL = Path(__file__).resolve().parent.parent / "impl"
+IMPL = Path(__file__).resolve().parents[2] / "impl"
 
 
 def test_every_source_file_of_every_room_is_hashed():

@@ -165,7 +165,7 @@ CONTENT = {  # the content limits, each over its bound by a generated margin, co
     "max_digits": st.integers(101, 3000).map(lambda k: lambda s: s["predicate"]["mechanism"].__setitem__("epsilon0", "1/" + "9" * k)),
     "max_records": st.integers(65, 2000).map(lambda k: lambda s: claim(s, "sensitivity")["witness"].__setitem__("dataset1", [1] * k)),
     # max_domain_size: only a listed domain counts (an IntRange past SMALL_DOMAIN is symbolic), none reaches 10**15 under
-    # max_bytes; tests/test_large_integer_bounds.py refuses one over a lowered limit
+    # max_bytes; tests/certificate/test_large_integer_bounds.py refuses one over a lowered limit
     "max_rlimit": st.integers(10**9 + 1, _JSON_INT).map(lambda v: lambda s: s["predicate"]["options"].__setitem__("rlimit", v)),
     "max_pairs": st.integers(10_001, 2**40).map(lambda v: lambda s: s["predicate"]["options"].__setitem__("pairs", v)),
 }
@@ -314,7 +314,7 @@ def _forged_signature(envelope: dict[str, Any], index: int) -> None:
 @given(st.lists(st.tuples(st.sampled_from(["other key", "unsigned", "forged signature"]), st.integers(0, 63)), min_size=2, max_size=3))
 def test_a_signature_failure_is_refused_before_any_heavy_import(tmp_path, keys, cases):
     """With --trusted-key: signed by another key, unsigned, or a signature with one bit flipped: INVALID (exit 1).
-    (The issuer's own signature passes: tests/test_certificate_signing.py.)"""
+    (The issuer's own signature passes: tests/certificate/test_certificate_signing.py.)"""
     from expmech.proofs.certificate import sign
 
     median = catalogue_certificate("median")

@@ -222,7 +222,7 @@ def test_the_dataset_size_page_runs():
     import pathlib
     import re
 
-    page = pathlib.Path(__file__).resolve().parents[1] / "docs" / "explanation" / "dataset-size.md"
+    page = pathlib.Path(__file__).resolve().parents[2] / "docs" / "explanation" / "dataset-size.md"
     blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
     assert len(blocks) >= 3
     for block in blocks:
