@@ -13,6 +13,7 @@ from expmech.spec.internal import lazy_exports as _lazy_exports
 _EXPORTS = {
     ".applications._auction": ("DigitalGoodsAuction", "Incentive", "posted_price_utility"),
     ".catalogue._catalogue": ("CATALOGUE", "POSTERIOR_CATALOGUE", "RANGE_CATALOGUE", "WRONG_CATALOGUE", "CatalogueEntry", "catalogue_entry"),
+    ".catalogue._library": ("LIBRARY_CATALOGUE", "LibraryScore"),
     ".exponential._front": ("ContinuousDistribution", "ContinuousMechanism", "CountableDistribution", "CountableMechanism", "Distribution", "ExponentialMechanism", "PrivacyLoss", "RangePrivacyLoss"),
     ".exact._exactreal": ("ExpRatio", "LogExpRatio"),
     ".exact._expsum": ("DEFAULT_MAX_PRECISION", "ExpSum"),
@@ -33,6 +34,7 @@ _EXPORTS = {
 if _typing.TYPE_CHECKING:
     from .applications._auction import DigitalGoodsAuction, Incentive, posted_price_utility
     from .catalogue._catalogue import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE, CatalogueEntry, catalogue_entry
+    from .catalogue._library import LIBRARY_CATALOGUE, LibraryScore
     from .exponential._front import ContinuousDistribution, ContinuousMechanism, CountableDistribution, CountableMechanism, Distribution, ExponentialMechanism, PrivacyLoss, RangePrivacyLoss
     from .exact._exactreal import ExpRatio, LogExpRatio
     from .exact._expsum import DEFAULT_MAX_PRECISION, ExpSum
@@ -55,6 +57,7 @@ __all__ = [
     "CATALOGUE",
     "DEFAULT_GRID_BITS",
     "DEFAULT_MAX_PRECISION",
+    "LIBRARY_CATALOGUE",
     "POSTERIOR_CATALOGUE",
     "RANGE_CATALOGUE",
     "WRONG_CATALOGUE",
@@ -72,6 +75,7 @@ __all__ = [
     "Incentive",
     "InversionTable",
     "LogExpRatio",
+    "LibraryScore",
     "LogLinear",
     "LogRadicalRatio",
     "PermuteAndFlip",

@@ -63,11 +63,12 @@ def assert_dp(
 
     Returns the certificate.  Raises :class:`DPViolation` with the
     counterexample if the sensitivity claim (or ε <= max_epsilon) is refuted,
-    and :class:`DPInconclusive` if nothing was proved.
+    and :class:`DPInconclusive` if nothing was proved.  A plain Python
+    function with ``schema=`` and ``outputs=`` is traced first (see :func:`certify`).
     """
     certificate = certify(quality, epsilon=epsilon, neighbours=neighbours, claimed=claimed, **options)
     status = certificate.status
-    name = getattr(quality, "name", None) or "quality"
+    name = getattr(quality, "name", None) or getattr(quality, "__name__", None) or "quality"
     if status is Status.REFUTED:
         raise DPViolation(f"{name}: REFUTED — {_counterexample_text(certificate)}")
     if status is not Status.PROVED or certificate.epsilon is None:

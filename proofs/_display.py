@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from expmech.spec import DATASET_SIZE
+from expmech.spec import DATASET_SIZE, Multiset
 from expmech.spec.internal import readable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -34,7 +34,14 @@ def witness_text(witness: Witness) -> str:
     text = witness.quantity.format(value=readable(witness.difference))
     if witness.claimed is not None:
         text += f" > {_claim_at(witness.claimed, witness.size)}"
-    return f"{text} at D = {readable(list(witness.dataset1))}, D' = {readable(list(witness.dataset2))}, r = {readable(witness.output)}"
+    return f"{text} at D = {_dataset(witness.dataset1)}, D' = {_dataset(witness.dataset2)}, r = {readable(witness.output)}"
+
+
+def _dataset(data: Any) -> str:
+    """A dataset as a list, or — held by counts — as ``[5 ×4611686018427387903, 0]`` with its size."""
+    if isinstance(data, Multiset):
+        return f"{data} (n = {data.size})"
+    return readable(list(data))
 
 
 def sensitivity_text(result: SensitivityResult) -> str:
@@ -58,6 +65,12 @@ def sensitivity_text(result: SensitivityResult) -> str:
     if result.counterexample is not None:
         lines.append(f"  counterexample: {result.counterexample}")
     lines.append(f"  reason: {result.reason}")
+    trace = getattr(result, "trace", None)
+    if trace is not None:
+        lines.append(
+            f"  traced: about the expression traced from {trace.function or 'the function'}() (equal to it on {trace.datasets_tested} "
+            f"generated datasets): {trace.expression}"
+        )
     return "\n".join(lines)
 
 

@@ -10,9 +10,10 @@ from ._exports import lazy_exports as _lazy_exports
 
 _EXPORTS = {
     "._domains": ("LARGEST_LISTED", "SMALL_DOMAIN", "Booleans", "Categories", "Domain", "Grid", "IntRange", "RationalRange"),
-    "._errors": ("BudgetExceeded", "DivergentNormaliser", "ExpMechError", "InvalidArgument", "InvalidType", "PrecisionExhausted", "QualityError"),
+    "._errors": ("BudgetExceeded", "DivergentNormaliser", "ExpMechError", "InexactFloatWarning", "InvalidArgument", "InvalidType", "PrecisionExhausted", "QualityError", "TraceError"),
     "._identities": ("IDENTITIES",),
-    "._language": ("DATASET_SIZE", "Count", "Mean", "OutputSpace", "RecordSchema", "Size", "Total", "count", "max_over", "mean", "min_over", "size", "total"),
+    "._language": ("DATASET_SIZE", "Count", "Mean", "OrderStatistic", "OutputSpace", "RecordSchema", "Size", "Total", "count", "max_over", "mean", "min_over", "order_statistic", "size", "total"),
+    "._multiset": ("Multiset",),
     "._likelihood": ("BetaPrior", "LogLikelihood", "likelihood_from_json", "likelihood_to_json"),
     "._neighbours": ("Neighbours",),
     "._privacy": ("derive_epsilon",),
@@ -22,6 +23,7 @@ _EXPORTS = {
     "._rule_statements": ("RULE_STATEMENTS", "rule_statement"),
     "._source": ("STATEMENTS", "statement"),
     "._statements": ("Hypothesis", "ProofStep", "Statement", "StepCheck", "StepStatus", "check_step", "check_steps"),
+    "._trace": ("TraceRecord", "trace"),
 }
 
 if _typing.TYPE_CHECKING:
@@ -30,16 +32,19 @@ if _typing.TYPE_CHECKING:
         BudgetExceeded,
         DivergentNormaliser,
         ExpMechError,
+        InexactFloatWarning,
         InvalidArgument,
         InvalidType,
         PrecisionExhausted,
         QualityError,
+        TraceError,
     )
     from ._identities import IDENTITIES
     from ._language import (
         DATASET_SIZE,
         Count,
         Mean,
+        OrderStatistic,
         OutputSpace,
         RecordSchema,
         Size,
@@ -48,9 +53,11 @@ if _typing.TYPE_CHECKING:
         max_over,
         mean,
         min_over,
+        order_statistic,
         size,
         total,
     )
+    from ._multiset import Multiset
     from ._likelihood import BetaPrior, LogLikelihood, likelihood_from_json, likelihood_to_json
     from ._neighbours import Neighbours
     from ._privacy import derive_epsilon
@@ -69,6 +76,7 @@ if _typing.TYPE_CHECKING:
     from ._rule_statements import RULE_STATEMENTS, rule_statement
     from ._source import STATEMENTS, statement
     from ._statements import Hypothesis, ProofStep, Statement, StepCheck, StepStatus, check_step, check_steps
+    from ._trace import TraceRecord, trace
 else:
     __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
 
@@ -92,13 +100,16 @@ __all__ = [
     "Geometric",
     "Grid",
     "Hypothesis",
+    "InexactFloatWarning",
     "IntRange",
     "InvalidArgument",
     "Lebesgue",
     "InvalidType",
     "LogLikelihood",
     "Mean",
+    "Multiset",
     "Neighbours",
+    "OrderStatistic",
     "OutputSpace",
     "PiecewiseDensity",
     "PiecewiseGeometric",
@@ -113,6 +124,8 @@ __all__ = [
     "StepCheck",
     "StepStatus",
     "Total",
+    "TraceError",
+    "TraceRecord",
     "check_step",
     "check_steps",
     "count",
@@ -124,6 +137,7 @@ __all__ = [
     "measure_from_json",
     "measure_to_json",
     "min_over",
+    "order_statistic",
     "quality_from_json",
     "quality_to_json",
     "rational_from_text",
@@ -132,4 +146,5 @@ __all__ = [
     "size",
     "statement",
     "total",
+    "trace",
 ]

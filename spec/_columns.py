@@ -28,7 +28,7 @@ import sympy
 from sympy.logic.boolalg import ITE, BooleanFalse, BooleanTrue
 
 from ._errors import QualityError
-from ._language import Count, Mean, Size, Total
+from ._language import AGGREGATES, Count, Mean, OrderStatistic, Size, Total
 
 __all__ = ["RELATIONS", "ColumnEvaluator", "Unsupported", "compile_columns"]
 
@@ -134,7 +134,7 @@ class ColumnEvaluator:
 
     def _compile(self, expr: sympy.Basic) -> Node:
         node = self._compile_node(expr)
-        if isinstance(expr, Size) or (isinstance(expr, sympy.Expr) and expr.has(Count, Total, Mean, Size)):
+        if isinstance(expr, Size) or (isinstance(expr, sympy.Expr) and expr.has(*AGGREGATES)):
 
             def shared_first(given: _Inputs) -> Column:
                 if expr in given.shared:  # precomputed by evaluate_many (it does not depend on the output)
@@ -173,7 +173,7 @@ class ColumnEvaluator:
             return read
         if isinstance(expr, Size):
             return lambda given: ([len(given.records)] * given.size, 1)
-        if isinstance(expr, Count | Total | Mean | sympy.Piecewise | ITE):
+        if isinstance(expr, Count | Total | Mean | OrderStatistic | sympy.floor | sympy.Piecewise | ITE):
             return self._by_output(expr)
         parts = [self._compile(arg) for arg in expr.args]
         if isinstance(expr, sympy.Add):

@@ -213,21 +213,50 @@ class Booleans(Domain):
         return "Booleans()"
 
 
-@dataclass(frozen=True)
-class Categories(Domain):
-    """A finite set of hashable labels, encoded by position 0, 1, ….
+_NO_LABELS: Any = object()
 
-    Codes are positions, so a quality function may only compare a category
-    with ``==`` / ``!=`` (to another variable over the same labels, or to a
-    label's code from :meth:`code`); arithmetic and ordering on positions are
-    refused when the quality function is built.  For numeric values use
-    :class:`IntRange` or :class:`Grid`.
+
+@dataclass(frozen=True, init=False)
+class Categories(Domain):
+    """A finite set of hashable labels, encoded by position 0, 1, …: ``Categories(("a", "b", "c"))``.
+
+    The labels are one tuple (or any sequence but a string): ``Categories("a",
+    "b")`` and ``Categories("abc")`` are refused with :class:`InvalidType`
+    saying how to write them (a string would otherwise be split into its
+    characters).  Codes are positions, so a quality function may only compare
+    a category with ``==`` / ``!=`` (to another variable over the same labels,
+    or to a label's code from :meth:`code`); arithmetic and ordering on
+    positions are refused when the quality function is built.  For numeric
+    values use :class:`IntRange` or :class:`Grid`.
     """
 
     labels: tuple[Hashable, ...]
     _index: dict[Hashable, int] = field(init=False, repr=False, compare=False, hash=False)
 
     sort = "int"
+
+    def __init__(self, labels: Any = _NO_LABELS, *more: Any) -> None:
+        if labels is _NO_LABELS or more:
+            given = () if labels is _NO_LABELS else (labels, *more)
+            inside = ", ".join(repr(label) for label in given[:4]) + (", …" if len(given) > 4 else "," if len(given) == 1 else "") if given else "'a', 'b'"
+            raise InvalidType(
+                f"Categories takes the labels as one tuple: Categories(({inside})); got {len(given)} positional arguments",
+                parameter="labels",
+                value=given,
+            )
+        if isinstance(labels, str | bytes):
+            raise InvalidType(
+                f"labels={labels!r} is a string, which would be split into its characters; pass a tuple of labels: "
+                f"Categories(({labels!r},)) for one label, or Categories(({', '.join(repr(c) for c in labels[:3])}{', …' if len(labels) > 3 else ''})) for its characters",
+                parameter="labels",
+                value=labels,
+            )
+        try:
+            iterator = iter(labels)
+        except TypeError:
+            raise InvalidType(f"labels={describe(labels)} must be a tuple of labels, e.g. Categories(('a', 'b'))", parameter="labels", value=labels) from None
+        object.__setattr__(self, "labels", tuple(iterator))
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         labels = tuple(self.labels)

@@ -19,8 +19,10 @@ __all__ = [
     "ExpMechError",
     "InvalidArgument",
     "InvalidType",
+    "InexactFloatWarning",
     "PrecisionExhausted",
     "QualityError",
+    "TraceError",
     "approximate",
     "describe",
     "readable",
@@ -156,6 +158,12 @@ class QualityError(InvalidArgument):
         self.output = output
 
 
+class InexactFloatWarning(UserWarning):
+    """A float was given where an exact rational is meant: its exact binary value is used, and differs from the
+    decimal it prints as (``0.1`` is ``3602879701896397/36028797018963968``).  Pass ``"1/10"`` (or ``"0.1"``,
+    ``Fraction(1, 10)``) for the decimal."""
+
+
 class PrecisionExhausted(ExpMechError, ArithmeticError):
     """Ball arithmetic reached its precision cap before settling a sign.
 
@@ -178,3 +186,21 @@ class DivergentNormaliser(InvalidArgument):
     def __init__(self, message: str, *, piece: Any = None) -> None:
         super().__init__(message, parameter="quality", value=piece)
         self.piece = piece
+
+
+class TraceError(InvalidArgument):
+    """A Python quality function could not be traced into the language, or its trace is not faithful to it.
+
+    ``construct`` names what could not be traced (``"while loop"``,
+    ``"sorted(...) indexed by the data"``, ``"a mismatch with the function"``),
+    ``filename`` and ``lineno`` (an ``int``) where it is in the function's source;
+    the message says the same in words, as ``file:line: construct: why``.  An
+    :class:`InvalidArgument` (a ``ValueError``): the function given is outside
+    what :func:`expmech.spec.trace` accepts, and the command line exits 2.
+    """
+
+    def __init__(self, message: str, *, construct: str, filename: str, lineno: int, value: Any = None) -> None:
+        super().__init__(message, parameter="fn", value=value)
+        self.construct = construct
+        self.filename = filename
+        self.lineno = int(lineno)

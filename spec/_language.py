@@ -8,10 +8,17 @@ expressions and over *output variables*:
 * ``size()`` — the number of records ``n``;
 * ``mean(expr)`` — ``total(expr) / size()`` (undefined on the empty dataset);
 
+* ``order_statistic(expr, k)`` — the ``k``-th smallest value of ``expr`` over the
+  records (0-based: ``k = 0`` the least, ``k = size() − 1`` the largest), where
+  ``k`` is ``a·size() + b`` or ``floor((a·size() + b)/c)`` with integers ``a``,
+  ``b``, ``c > 0`` (a median index ``floor(size()/2)``); undefined unless
+  ``0 <= k < size()``, so on the empty dataset;
+
 composed with ``+ − ·``, integer powers (so division by an aggregate),
-``Abs``, ``Max``, ``Min``, ``Piecewise``, comparisons and ``And/Or/Not``,
-plus :func:`max_over` / :func:`min_over` a finite index set (a class of
-queries ``h ∈ H``).  Record fields may appear only inside aggregates.
+``floor``, ``Abs``, ``Max``, ``Min``, ``Piecewise``, comparisons and
+``And/Or/Not``, plus :func:`max_over` / :func:`min_over` a finite index set
+(a class of queries ``h ∈ H``).  Record fields may appear only inside
+aggregates.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from typing import Any, overload
 
 import sympy
 
+from ._booleans import RefusesBooleans, boolean_error, boolean_in_value_position, is_constant_boolean, record_free_error
 from ._domains import LARGEST_LISTED, Domain, IntRange, refuse_listing
 from ._errors import InvalidArgument, InvalidType, describe
 
@@ -30,6 +38,7 @@ __all__ = [
     "Count",
     "EncodedOutputs",
     "Mean",
+    "OrderStatistic",
     "OutputSpace",
     "RecordSchema",
     "Size",
@@ -38,12 +47,14 @@ __all__ = [
     "max_over",
     "mean",
     "min_over",
+    "order_index",
+    "order_statistic",
     "size",
     "total",
 ]
 
 
-class Count(sympy.Function):
+class Count(RefusesBooleans, sympy.Function):
     """``count(pred)``: the number of records satisfying the per-record predicate."""
 
     nargs = 1
@@ -53,7 +64,7 @@ class Count(sympy.Function):
     is_comparable = False
 
 
-class Total(sympy.Function):
+class Total(RefusesBooleans, sympy.Function):
     """``total(expr)``: the sum of a per-record expression over the records."""
 
     nargs = 1
@@ -62,7 +73,7 @@ class Total(sympy.Function):
     is_comparable = False
 
 
-class Mean(sympy.Function):
+class Mean(RefusesBooleans, sympy.Function):
     """``mean(expr)``: ``total(expr) / size()``."""
 
     nargs = 1
@@ -71,7 +82,7 @@ class Mean(sympy.Function):
     is_comparable = False
 
 
-class Size(sympy.Function):
+class Size(RefusesBooleans, sympy.Function):
     """``size()``: the number of records (0 for the empty dataset, which add-remove neighbours include)."""
 
     nargs = 0
@@ -81,7 +92,21 @@ class Size(sympy.Function):
     is_comparable = False
 
 
-AGGREGATES = (Count, Total, Mean, Size)
+class OrderStatistic(sympy.Function):
+    """``order_statistic(expr, k)``: the ``k``-th smallest (0-based) value of a per-record expression over the records.
+
+    ``k`` is an expression of ``size()`` (see :func:`order_index`); the value is
+    undefined unless ``0 <= k < size()``.  Ties count with their multiplicity:
+    over ``[3, 1, 3]`` the values for ``k = 0, 1, 2`` are ``1, 3, 3``.
+    """
+
+    nargs = 2
+    is_real = True
+    is_number = False  # depends on the data even when its body is constant
+    is_comparable = False
+
+
+AGGREGATES = (Count, Total, Mean, Size, OrderStatistic)
 
 #: The number of records ``n``, the symbol in which sensitivities of normalised
 #: queries are stated: under replace-one the size of both datasets (n >= 1),
@@ -107,23 +132,25 @@ def constant_condition(value: Any, *, where: str, parameter: str) -> InvalidType
     ``count(False)``, the constant 0.  A constant condition is refused with a
     message naming it and pointing to ``sympy.Eq`` / ``sympy.Ne``.
     """
-    if not isinstance(value, bool | sympy.logic.boolalg.BooleanAtom):
+    if not is_constant_boolean(value):
         return None
-    shown = "True" if value in (True, sympy.true) else "False"
-    return InvalidType(
-        f"{where}: {parameter}={shown} is a constant, not a condition on the data; Python's == and != compare sympy "
-        f"expressions structurally (x == r is False, x != r is True), so write sympy.Eq(x, r) or sympy.Ne(x, r) "
-        f"(for every record use size(), for none 0)",
-        parameter=parameter,
-        value=value,
-    )
+    return boolean_error(value, where=where, parameter=parameter, instead="for every record use size(), for none 0")
+
+
+def refuse_booleans(value: sympy.Basic, *, where: str, parameter: str) -> None:
+    """Raise :class:`InvalidType` for a constant boolean anywhere a number belongs in ``value`` (see :mod:`._booleans`)."""
+    found = boolean_in_value_position(value)
+    if found is not None:
+        raise boolean_error(found[0], where=where, parameter=parameter, inside=found[1])
 
 
 def count(predicate: Any) -> sympy.Expr:
     """``count(predicate)``; a bare symbol means ``symbol == 1`` (a true boolean field).
 
     A Python ``bool`` or sympy's ``true``/``false`` — what ``x == r`` and ``x != r``
-    give — raises :class:`InvalidType` naming it (write ``sympy.Eq`` / ``sympy.Ne``).
+    give — raises :class:`InvalidType` naming it (write ``sympy.Eq`` / ``sympy.Ne``),
+    here and anywhere inside the predicate where a number belongs; so does a
+    predicate with no symbol at all (it is the same for every record).
     """
     refused = constant_condition(predicate, where="count()", parameter="predicate")
     if refused is not None:
@@ -140,17 +167,79 @@ def count(predicate: Any) -> sympy.Expr:
             parameter="predicate",
             value=predicate,
         )
+    refuse_booleans(pred, where="count()", parameter="predicate")
+    if not pred.free_symbols:
+        raise record_free_error("count", pred, parameter="predicate", rewrite="write Piecewise((size(), condition), (0, True))")
     return Count(pred)
 
 
+def order_index(index: Any) -> tuple[int, int, int]:
+    """``(a, b, c)`` with ``index = floor((a·size() + b)/c)``, ``c > 0``, for an admissible order-statistic index.
+
+    Admissible: an integer, ``a·size() + b`` with integers ``a``, ``b``, or
+    ``floor((a·size() + b)/c)`` with rationals folded into integers ``a, b, c``.
+    Anything else raises :class:`InvalidArgument` naming it.
+    """
+    try:
+        value = sympy.sympify(index, strict=True)
+    except (sympy.SympifyError, TypeError):
+        raise InvalidType(f"index={describe(index)} is not an expression of size()", parameter="index", value=index) from None
+    shift = 0
+    if isinstance(value, sympy.Add):  # sympy writes floor((n + 3)/3) as floor(n/3) + 1: fold the integer back in
+        floors = [arg for arg in value.args if isinstance(arg, sympy.floor)]
+        rest = [arg for arg in value.args if not isinstance(arg, sympy.floor)]
+        if len(floors) == 1 and all(arg.is_Integer for arg in rest):
+            shift = int(sum(rest))
+            value = floors[0]
+    floor = isinstance(value, sympy.floor)
+    inner = value.args[0] if floor else value
+    marker = sympy.Dummy("n")
+    linear = inner.xreplace({Size(): marker}) if isinstance(inner, sympy.Basic) else inner
+    problem = f"index={describe(index)} must be an integer, a·size() + b or floor((a·size() + b)/c) with integers a, b, c"
+    if not isinstance(linear, sympy.Expr) or linear.free_symbols - {marker} or linear.atoms(sympy.Function):
+        raise InvalidArgument(problem, parameter="index", value=index)
+    try:
+        poly = sympy.Poly(linear, marker)
+    except sympy.PolynomialError:
+        raise InvalidArgument(problem, parameter="index", value=index) from None
+    if poly.degree() > 1 or not all(c.is_Rational for c in poly.all_coeffs()):
+        raise InvalidArgument(problem, parameter="index", value=index)
+    a = poly.coeff_monomial(marker)
+    b = poly.coeff_monomial(1)
+    if not floor:
+        if not (a.is_Integer and b.is_Integer):
+            raise InvalidArgument(problem + " (write floor(...) to round)", parameter="index", value=index)
+        return int(a), int(b), 1
+    c = sympy.ilcm(int(a.q), int(b.q))
+    return int(a * c), int(b * c) + shift * int(c), int(c)
+
+
+def order_statistic(expr: Any, index: Any) -> sympy.Expr:
+    """``order_statistic(expr, k)``: the ``k``-th smallest value of ``expr`` over the records (see :class:`OrderStatistic`).
+
+    ``index`` is an int or an expression of ``size()`` (:func:`order_index`):
+    ``order_statistic(x, 0)`` the least, ``order_statistic(x, size() - 1)`` the
+    largest, ``order_statistic(x, sympy.floor(size() / 2))`` the upper median.
+    """
+    body = _numeric(expr, "order_statistic", rewrite="an order statistic of a constant c is c (where 0 <= k < size())")
+    order_index(index)
+    return OrderStatistic(body, sympy.sympify(index, strict=True))
+
+
 def total(expr: Any) -> sympy.Expr:
-    """``total(expr)``: the sum of a per-record numeric expression."""
-    return Total(_numeric(expr, "total"))
+    """``total(expr)``: the sum of a per-record numeric expression.
+
+    A constant boolean anywhere in ``expr`` (what Python's ``x == r`` gives),
+    or a body with no symbol at all (``total(Piecewise((1, x == r), (0, True)))``
+    is ``total(0)`` once sympy drops the ``False`` condition), raises
+    :class:`InvalidType` naming it; write ``c*size()`` for a constant ``c`` per record.
+    """
+    return Total(_numeric(expr, "total", rewrite="write c*size() for c per record"))
 
 
 def mean(expr: Any) -> sympy.Expr:
-    """``mean(expr)``: ``total(expr) / size()``."""
-    return Mean(_numeric(expr, "mean"))
+    """``mean(expr)``: ``total(expr) / size()``; refused as :func:`total` refuses."""
+    return Mean(_numeric(expr, "mean", rewrite="the mean of a constant c is c (on a non-empty dataset)"))
 
 
 def size() -> sympy.Expr:
@@ -158,7 +247,7 @@ def size() -> sympy.Expr:
     return Size()
 
 
-def _numeric(expr: Any, what: str) -> sympy.Expr:
+def _numeric(expr: Any, what: str, *, rewrite: str) -> sympy.Expr:
     refused = constant_condition(expr, where=f"{what}()", parameter="expr")
     if refused is not None:
         raise refused
@@ -169,6 +258,9 @@ def _numeric(expr: Any, what: str) -> sympy.Expr:
             parameter="expr",
             value=expr,
         )
+    refuse_booleans(value, where=f"{what}()", parameter="expr")
+    if not value.free_symbols:
+        raise record_free_error(what, value, parameter="expr", rewrite=rewrite)
     return value
 
 
@@ -215,10 +307,16 @@ def extremum(op: Any, args: Iterable[sympy.Basic]) -> sympy.Expr:
 def _over(op: Any, expr: Any, index: sympy.Symbol, values: Iterable[Any], name: str) -> sympy.Expr:
     if not isinstance(index, sympy.Symbol):
         raise InvalidType(f"{name}: index={describe(index)} must be a sympy Symbol", parameter="index", value=index)
+    if is_constant_boolean(expr):
+        raise boolean_error(expr, where=f"{name}()", parameter="expr")
     body = _sympify(expr, name="expr")
+    refuse_booleans(body, where=f"{name}()", parameter="expr")
     points = list(values)
     if not points:
         raise InvalidArgument(f"{name}: values must not be empty", parameter="values", value=points)
+    for point in points:
+        if is_constant_boolean(point):
+            raise boolean_error(point, where=f"{name}()", parameter="values")
     return extremum(op, [body.xreplace({index: _sympify(v, name="values")}) for v in points])
 
 

@@ -149,9 +149,10 @@ def likelihood_to_json(quality: LogLikelihood) -> dict[str, Any]:
     return {"kind": "log-likelihood", **function_to_json(quality)}
 
 
-def likelihood_from_json(data: Any) -> LogLikelihood:
-    """Rebuild a :class:`LogLikelihood` from :func:`likelihood_to_json` data without evaluating code; checks its sha256."""
+def likelihood_from_json(data: Any, *, check_sha256: bool = True) -> LogLikelihood:
+    """Rebuild a :class:`LogLikelihood` from :func:`likelihood_to_json` data without evaluating code; checks its sha256
+    (unless ``check_sha256=False``)."""
     if not isinstance(data, dict) or data.get("kind") != "log-likelihood":
         raise InvalidArgument(f"quality {describe(data)} is not log-likelihood data", parameter="quality", value=data)
-    quality: LogLikelihood = function_from_json(data, LogLikelihood, what="likelihood")
+    quality: LogLikelihood = function_from_json(data, LogLikelihood, what="likelihood", check_sha256=check_sha256)
     return quality

@@ -11,6 +11,7 @@ plugs straight into ``expmech.impl.ExponentialMechanism``.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Callable, Hashable, Sequence
 from fractions import Fraction
 from typing import Any
@@ -19,10 +20,12 @@ import sympy
 from sympy.logic.boolalg import ITE
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
+from ._booleans import boolean_error, is_constant_boolean, record_free_error
 from ._columns import RELATIONS, ColumnEvaluator, Unsupported, compile_columns
 from ._domains import Categories
 from ._errors import InvalidArgument, InvalidType, QualityError, describe
-from ._language import AGGREGATES, Count, Mean, OutputSpace, RecordSchema, Size, Total, constant_condition
+from ._language import AGGREGATES, Count, Mean, OrderStatistic, OutputSpace, RecordSchema, Size, Total, constant_condition, order_index, refuse_booleans
+from ._multiset import Multiset, WeightedRecords, record_count
 
 __all__ = ["QualityFunction"]
 
@@ -43,7 +46,7 @@ class _SpecFunction:
     and equality by canonical text.
     """
 
-    __slots__ = ("_expr", "_schema", "_outputs", "_name", "_canonical", "_field_symbols", "_output_symbols")
+    __slots__ = ("_expr", "_schema", "_outputs", "_name", "_canonical", "_canonical_parts", "_field_symbols", "_output_symbols")
 
     def _setup(self, expr: Any, schema: RecordSchema, outputs: OutputSpace, name: str | None, *, parameter: str, version: str, inside: str | None) -> None:
         if not isinstance(schema, RecordSchema):
@@ -59,8 +62,11 @@ class _SpecFunction:
             value = sympy.sympify(expr, strict=True)
         except (sympy.SympifyError, TypeError) as error:
             raise InvalidType(f"{parameter}={describe(expr)} is not a sympy expression: {error}", parameter=parameter, value=expr) from None
+        if is_constant_boolean(value):
+            raise boolean_error(value, where=type(self).__name__, parameter=parameter)
         if not isinstance(value, sympy.Expr):
             raise InvalidType(f"{parameter}={describe(expr)} must be numeric, not a predicate", parameter=parameter, value=expr)
+        refuse_booleans(value, where=type(self).__name__, parameter=parameter)
         self._expr = value
         self._schema = schema
         self._outputs = outputs
@@ -71,14 +77,21 @@ class _SpecFunction:
         categories = {sym: domain for space in (schema, outputs) for _, sym, domain in space.items() if isinstance(domain, Categories)}
         if categories:
             _check_categories(value, categories)
-        self._canonical = "\n".join(
-            [
-                version,
-                f"schema: {schema.describe()}",
-                f"outputs: {outputs.describe()}",
-                f"{parameter}: {sympy.srepr(value)}",
-            ]
-        )
+        self._canonical: str | None = None  # written out on first use: srepr of a large expression is not free
+        self._canonical_parts = (version, parameter)
+
+    def _canonical_text(self) -> str:
+        if self._canonical is None:
+            version, parameter = self._canonical_parts
+            self._canonical = "\n".join(
+                [
+                    version,
+                    f"schema: {self._schema.describe()}",
+                    f"outputs: {self._outputs.describe()}",
+                    f"{parameter}: {sympy.srepr(self._expr)}",
+                ]
+            )
+        return self._canonical
 
     # -- description ----------------------------------------------------------
 
@@ -105,22 +118,22 @@ class _SpecFunction:
     @property
     def canonical_text(self) -> str:
         """Schema, outputs and ``srepr`` of the expression, one per line, versioned."""
-        return self._canonical
+        return self._canonical_text()
 
     @property
     def sha256(self) -> str:
         """The sha256 hex digest of :attr:`canonical_text`."""
-        return hashlib.sha256(self._canonical.encode("utf-8")).hexdigest()
+        return hashlib.sha256(self._canonical_text().encode("utf-8")).hexdigest()
 
     def outputs(self) -> tuple[Hashable, ...]:
         """Every output of a finite output space (bare values for one variable, else tuples)."""
         return self._outputs.outputs()
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, type(self)) and other._canonical == self._canonical
+        return isinstance(other, type(self)) and other._canonical_text() == self._canonical_text()
 
     def __hash__(self) -> int:
-        return hash(self._canonical)
+        return hash(self._canonical_text())
 
 
 class QualityFunction(_SpecFunction):
@@ -140,23 +153,44 @@ class QualityFunction(_SpecFunction):
 
     Calling ``q(dataset, r)`` validates every record and ``r`` against their
     domains and returns an exact ``Fraction``.  Datasets are sequences of
-    records; the empty dataset is allowed, and ``q`` raises
+    records (or a :class:`~expmech.spec.Multiset`, records with counts of any
+    size); the empty dataset is allowed, and ``q`` raises
     :class:`QualityError` where it is undefined there (a ``mean``, a division
-    by ``size()``).
+    by ``size()``, an order statistic).
+
+    ``trace`` is the provenance of a quality traced from a Python function by
+    :func:`expmech.spec.trace` (its source, sha256, the traced expression and
+    how many datasets the two were compared on), else None.  It is not part of
+    the canonical form: the function is the expression.
     """
 
-    __slots__ = ("_evaluate", "_shared", "_columns")
+    __slots__ = ("_evaluate", "_shared", "_columns", "_trace")
 
     def __init__(self, expr: Any, *, schema: RecordSchema, outputs: OutputSpace, name: str | None = None) -> None:
         self._setup(expr, schema, outputs, name, parameter="expr", version=CANONICAL_VERSION, inside=None)
         self._evaluate = compile_expression(self._expr)
         self._shared: list[tuple[sympy.Basic, Evaluator]] | None = None
         self._columns: ColumnEvaluator | None = None
+        self._trace: Any = None
+
+    @property
+    def trace(self) -> Any:
+        """The :class:`~expmech.spec.TraceRecord` of a quality traced from Python, else None (provenance only)."""
+        return self._trace
 
     # -- evaluation -------------------------------------------------------------
 
     def encode_dataset(self, dataset: Any) -> list[Env]:
-        """The field codes of every record; errors name the record and the field."""
+        """The field codes of every record; errors name the record and the field.
+
+        A :class:`~expmech.spec.Multiset` is encoded record by distinct record,
+        into the counted form the interpreter reads (typed as a list for the callers).
+        """
+        if isinstance(dataset, Multiset):
+            encoded = WeightedRecords(
+                (self._schema.encode(record, name=f"dataset.items()[{i}]"), count) for i, (record, count) in enumerate(dataset.items())
+            )
+            return encoded  # type: ignore[return-value]  # read by the interpreter alone (evaluate_codes)
         if isinstance(dataset, str | bytes) or not isinstance(dataset, Sequence):
             raise InvalidType(
                 f"dataset={describe(dataset)} must be a sequence of records", parameter="dataset", value=dataset
@@ -169,9 +203,7 @@ class QualityFunction(_SpecFunction):
         try:
             value = self._evaluate(env, records)
         except ZeroDivisionError as error:
-            raise QualityError(
-                f"division by zero evaluating {self._label()} at {_show(output_codes)}{_why(error)}", output=output_codes
-            ) from None
+            raise QualityError(_undefined_text(self._label(), output_codes, error), output=output_codes) from None
         return Fraction(value)
 
     def evaluate_many(self, records: Sequence[Env], outputs_codes: Sequence[Env]) -> list[Fraction]:
@@ -180,6 +212,8 @@ class QualityFunction(_SpecFunction):
         Aggregates whose per-record body does not involve an output variable are
         computed once for all outputs.
         """
+        if type(records) is WeightedRecords:  # counted records: the interpreter alone, output by output
+            return [self.evaluate_codes(records, codes) for codes in outputs_codes]
         shared: Env = {}
         if self._shared is None:
             self._shared = [(node, compile_expression(node)) for node in self._output_free_aggregates()]
@@ -201,9 +235,7 @@ class QualityFunction(_SpecFunction):
             try:
                 results.append(Fraction(self._evaluate(env, records)))
             except ZeroDivisionError as error:
-                raise QualityError(
-                    f"division by zero evaluating {self._label()} at {_show(codes)}{_why(error)}", output=codes
-                ) from None
+                raise QualityError(_undefined_text(self._label(), codes, error), output=codes) from None
         return results
 
     def _output_free_aggregates(self) -> list[sympy.Basic]:
@@ -215,7 +247,7 @@ class QualityFunction(_SpecFunction):
                 visit(node.expr)
                 visit(node.cond)
                 return
-            data = bool(node.atoms(Count, Total, Mean, Size)) or isinstance(node, Size)
+            data = bool(node.atoms(*AGGREGATES)) or isinstance(node, Size)
             if data and not (node.free_symbols & self._output_symbols) and not isinstance(node, sympy.logic.boolalg.Boolean):
                 found.append(node)
                 return
@@ -250,6 +282,16 @@ def _why(error: ZeroDivisionError) -> str:
 _EMPTY_MEAN = "mean of the empty dataset"
 
 
+class Undefined(ZeroDivisionError):
+    """The interpreter met a value that does not exist (an order statistic past the records): q is undefined there."""
+
+
+def _undefined_text(label: str, codes: Env, error: ZeroDivisionError) -> str:
+    if isinstance(error, Undefined):
+        return f"{label} is undefined at {_show(codes)}: {error}"
+    return f"division by zero evaluating {label} at {_show(codes)}{_why(error)}"
+
+
 def _show(codes: Env) -> str:
     return ", ".join(f"{k}={v}" for k, v in codes.items())
 
@@ -261,6 +303,7 @@ _ALLOWED = (
     sympy.Mul,
     sympy.Pow,
     sympy.Abs,
+    sympy.floor,
     sympy.Max,
     sympy.Min,
     sympy.Piecewise,
@@ -274,6 +317,13 @@ _ALLOWED = (
     sympy.Or,
     sympy.Not,
 )
+
+
+_REWRITES = {
+    "count": "write Piecewise((size(), condition), (0, True))",
+    "total": "write c*size() for c per record",
+    "mean": "the mean of c is c (on a non-empty dataset)",
+}
 
 
 def _check(expr: sympy.Basic, fields: frozenset[sympy.Symbol], outputs: frozenset[sympy.Symbol], *, inside: str | None) -> None:
@@ -308,6 +358,20 @@ def _check(expr: sympy.Basic, fields: frozenset[sympy.Symbol], outputs: frozense
         if inside is not None:
             raise InvalidArgument(
                 f"aggregate {type(expr).__name__.lower()}() nested inside {inside}()", parameter="expr", value=expr
+            )
+        if isinstance(expr, OrderStatistic):
+            order_index(expr.args[1])
+            _check(expr.args[0], fields, outputs, inside="order_statistic")
+            if not isinstance(expr.args[0], sympy.Expr):
+                raise InvalidArgument(f"{expr} needs a numeric per-record expression", parameter="expr", value=expr)
+            return
+        if expr.args and expr.args[0].free_symbols and not (expr.args[0].free_symbols & fields):  # count/total/mean refuse a body without symbols
+            what = type(expr).__name__.lower()
+            raise record_free_error(
+                what,
+                expr.args[0],
+                parameter="predicate" if isinstance(expr, Count) else "expr",
+                rewrite=_REWRITES[what],
             )
         for arg in expr.args:
             _check(arg, fields, outputs, inside=type(expr).__name__.lower())
@@ -375,7 +439,7 @@ def compile_expression(expr: sympy.Basic) -> Evaluator:
     depend on the output once for all outputs.
     """
     inner = _compile_node(expr)
-    if isinstance(expr, Count | Total | Mean | Size) or not expr.atoms(Count, Total, Mean, Size):
+    if isinstance(expr, AGGREGATES) or not expr.atoms(*AGGREGATES):
         return inner
 
     def cached(env: Env, records: Sequence[Env]) -> Any:
@@ -384,6 +448,36 @@ def compile_expression(expr: sympy.Basic) -> Evaluator:
         return inner(env, records)
 
     return cached
+
+
+def _order_statistic(expr: sympy.Basic) -> Evaluator:
+    """The interpreter of ``OrderStatistic(body, k)``: sort the body's values (with multiplicity) and take the k-th."""
+    body = compile_expression(expr.args[0])
+    a, b, c = order_index(expr.args[1])
+    node = expr
+
+    def order(env: Env, records: Sequence[Env]) -> Any:
+        if node in env:  # precomputed by evaluate_many (it does not depend on the output)
+            return env[node]
+        size = record_count(records)
+        k = (a * size + b) // c
+        if not 0 <= k < size:
+            raise Undefined(f"{node} asks for the value of rank {k} (0-based) among {size} record(s)")
+        local = dict(env)
+        values: list[tuple[Any, int]] = []
+        pairs = records.pairs if type(records) is WeightedRecords else [(record, 1) for record in records]
+        for record, weight in pairs:
+            local.update(record)
+            values.append((body(local, records), weight))
+        values.sort(key=lambda item: item[0])
+        seen = 0
+        for value, weight in values:
+            seen += weight
+            if k < seen:
+                return value
+        raise AssertionError("unreachable: k < size")  # pragma: no cover
+
+    return order
 
 
 def _compile_node(expr: sympy.Basic) -> Evaluator:
@@ -400,7 +494,12 @@ def _compile_node(expr: sympy.Basic) -> Evaluator:
     if isinstance(expr, sympy.Symbol):
         return lambda env, records: env[expr]
     if isinstance(expr, Size):
-        return lambda env, records: env[expr] if expr in env else len(records)
+        return lambda env, records: env[expr] if expr in env else record_count(records)
+    if isinstance(expr, OrderStatistic):
+        return _order_statistic(expr)
+    if isinstance(expr, sympy.floor):
+        argument = compile_expression(expr.args[0])
+        return lambda env, records: math.floor(argument(env, records))
     if isinstance(expr, Count | Total | Mean):
         body = compile_expression(expr.args[0])
         is_count = isinstance(expr, Count)
@@ -412,14 +511,22 @@ def _compile_node(expr: sympy.Basic) -> Evaluator:
                 return env[node]
             local = dict(env)
             acc: Any = 0
-            for record in records:
-                local.update(record)
-                value = body(local, records)
-                acc += (1 if value else 0) if is_count else value
+            if type(records) is WeightedRecords:  # a Multiset: each distinct record times its count
+                for record, weight in records.pairs:
+                    local.update(record)
+                    value = body(local, records)
+                    acc += weight * ((1 if value else 0) if is_count else value)
+                size = records.size
+            else:
+                for record in records:
+                    local.update(record)
+                    value = body(local, records)
+                    acc += (1 if value else 0) if is_count else value
+                size = len(records)
             if is_mean:
-                if not records:
+                if not size:
                     raise ZeroDivisionError(_EMPTY_MEAN)
-                return Fraction(acc) / len(records)
+                return Fraction(acc) / size
             return acc
 
         return aggregate

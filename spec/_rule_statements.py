@@ -1,6 +1,6 @@
-"""The soundness argument of each proof-kernel rule, as a :class:`Statement`.
+"""The soundness argument of each rule of the verifier, as a :class:`Statement`.
 
-The proof kernel (``expmech.proofs.kernel``) accepts a derivation rule by rule;
+The verifier (``expmech.proofs.checker``) accepts a derivation rule by rule;
 each rule's statement is here, one per rule name, with its argument written as
 proof steps that sympy checks (:func:`~expmech.spec.check_steps`) where they
 are algebraic.  They are not statements of the source: their ``source_lines``
@@ -27,6 +27,7 @@ import sympy
 
 from ._errors import InvalidArgument
 from ._language import DATASET_SIZE
+from ._method_statements import METHOD_STATEMENTS
 from ._statements import Hypothesis, ProofStep, Statement
 
 __all__ = ["RULE_STATEMENTS", "rule_statement"]
@@ -46,7 +47,7 @@ j = sympy.Symbol("j", integer=True, positive=True)
 
 
 #: The prefixes of the rules of the claims other than sensitivity.
-_OTHER_CLAIMS = ("monotone-", "range-", "normaliser-", "ratio-", "truthful-", "privacy-", "zcdp-")
+_OTHER_CLAIMS = ("monotone-", "range-", "normaliser-", "ratio-", "truthful-", "privacy-", "zcdp-", "verifier-")
 
 
 def _eq(lhs: sympy.Basic, rhs: sympy.Basic) -> sympy.Basic:
@@ -72,9 +73,9 @@ def _rule(name: str, title: str, hypotheses: tuple[Hypothesis, ...], conclusion_
         conclusion=None,
         conclusion_text=conclusion_text,
         steps=steps,
-        constrains=("expmech.proofs.kernel",),
+        constrains=("expmech.proofs.checker",),
         instantiable=False,
-        note=f"Not in the source: the soundness argument of the kernel's rule {name!r}. {note}".rstrip(),
+        note=f"Not in the source: the soundness argument of the verifier's rule {name!r}. {note}".rstrip(),
     )
 
 
@@ -88,7 +89,7 @@ DATA_FREE = _rule(
     (Hypothesis("no-aggregate", "the subterm t contains no count, total, mean or size: t(D, r) = t(r) for every dataset D"),),
     "t_D − t_D′ = 0, for every n (the empty dataset included)",
     (ProofStep("t_D and t_D′ are the same value t(r)", _eq(t_D - t_D, 0)),),
-    "The kernel checks structurally that the subterm has no aggregate.",
+    "The verifier checks structurally that the subterm has no aggregate.",
 )
 
 LINEAR = _rule(
@@ -137,7 +138,7 @@ LINEAR = _rule(
             (1 / (m + 2), 1 / (m + 2), 1 / (m + 2)),
         ),
     ),
-    "The kernel computes h, h′ and k from the subterm itself and confirms Δ and Δ_S with its own z3 queries over the domains.",
+    "The verifier computes h, h′ and k from the subterm itself and confirms Δ and Δ_S with its own z3 queries over the domains.",
 )
 
 SIZE_ONLY = _rule(
@@ -154,7 +155,7 @@ SIZE_ONLY = _rule(
         ProofStep("for example g = 1/size at n = m + 1 >= 1", _eq(1 / (m + 1) - 1 / (m + 2), 1 / ((m + 1) * (m + 2)))),
         ProofStep("and g = 1/(size + 1) at n = 0 itself, which a bound for n >= 1 does not cover", _eq(sympy.Rational(1, 0 + 1) - sympy.Rational(1, 0 + 2), sympy.Rational(1, 2))),
     ),
-    "The kernel decides |g(n + 1) − g(n)| <= B(n) with z3 over the integers n >= start.",
+    "The verifier decides |g(n + 1) − g(n)| <= B(n) with z3 over the integers n >= start.",
 )
 
 SUM = _rule(
@@ -173,7 +174,7 @@ SUM = _rule(
         ProofStep("any number of terms: each term i moves by at most Δ_i", _le(aD_f(i) - aD2_f(i), d_f(i)), "combination", (_le(aD_f(i) - aD2_f(i), d_f(i)),), (sympy.Integer(1),)),
         ProofStep("so their sum moves by at most Σ Δ_i", _le(sympy.Sum(aD_f(i) - aD2_f(i), (i, 1, k)), sympy.Sum(d_f(i), (i, 1, k))), "termwise-sum", from_step=1),
     ),
-    "The kernel checks B >= Σ premise bounds with z3 over the integers n >= start.",
+    "The verifier checks B >= Σ premise bounds with z3 over the integers n >= start.",
 )
 
 SCALE = _rule(
@@ -210,7 +211,7 @@ SCALE = _rule(
             (n**k,),
         ),
     ),
-    "The kernel confirms C >= |c(r)| with z3 over the outputs and B >= C·n^k·Δ_a over n >= start.",
+    "The verifier confirms C >= |c(r)| with z3 over the outputs and B >= C·n^k·Δ_a over n >= start.",
 )
 
 ABS = _rule(
@@ -236,7 +237,7 @@ ABS = _rule(
         ),
         ProofStep("case a_D = −u <= 0, a_D′ = −v <= 0", _le(sympy.Abs(-up) - sympy.Abs(-vp), B), "combination", (_le(-vp + up, Da), _le(Da, B)), (1, 1)),
     ),
-    "The kernel checks B >= the premise's bound over n >= start.",
+    "The verifier checks B >= the premise's bound over n >= start.",
 )
 
 MAX_MIN = _rule(
@@ -280,7 +281,7 @@ MAX_MIN = _rule(
             (1, 1, 1),
         ),
     ),
-    "The kernel checks M >= each premise's bound over n >= start; any number of arguments folds pairwise.",
+    "The verifier checks M >= each premise's bound over n >= start; any number of arguments folds pairwise.",
 )
 
 PIECEWISE = _rule(
@@ -294,7 +295,7 @@ PIECEWISE = _rule(
     ),
     "Piecewise_D − Piecewise_D′ <= M",
     (ProofStep("the branch chosen at r is the same at D and D′, and not dead", _le(a_D - a_D2, M), "combination", (_le(a_D - a_D2, Da), _le(Da, M)), (1, 1)),),
-    "The kernel checks structurally that the conditions are data-free, and with z3 that each branch marked dead is unreachable: "
+    "The verifier checks structurally that the conditions are data-free, and with z3 that each branch marked dead is unreachable: "
     "its condition true, the earlier ones false (all defined) and every enclosing Piecewise taking the branch that holds this one "
     "is unsatisfiable over the outputs. A node's claim is about the outputs reaching its subterm; every other rule's side "
     "conditions range over all outputs, so a premise covers its parent.",
@@ -316,7 +317,7 @@ JOINT = _rule(
     "One query over every aggregate at once",
     (
         Hypothesis("over-approximation", "each aggregate of D is the changed record's term plus a variable for the other records, bounded by (records)·[min, max] of its term: every real pair is a model"),
-        Hypothesis("unsat", "z3 finds no model with a change above B (the kernel writes the query itself)"),
+        Hypothesis("unsat", "z3 finds no model with a change above B (the verifier writes the query itself)"),
     ),
     "a_D − a_D′ <= B for every n the query ranges over",
     (
@@ -326,13 +327,31 @@ JOINT = _rule(
     "Sound because every neighbouring pair satisfies the query's constraints; unsat of a superset is unsat of the set.",
 )
 
+ORDER_STATISTIC = _rule(
+    "order-statistic",
+    "An order statistic moves by no more than the spread of its per-record term",
+    (
+        Hypothesis(
+            "values",
+            "where OrderStatistic(h, k) is defined on D and on D′, its value at r is h(x, r) for a record x of D and h(y, r) "
+            "for a record y of D′ (the k-th smallest of the records' values is one of them), whatever the rank k and the relation",
+        ),
+        Hypothesis("spread", "h(y, r) − h(x, r) <= S for every two records x, y of the domain and every output r (a side condition the verifier writes)", _le(h_a - h_b, Ds)),
+        Hypothesis("dominates", "S <= B for every n of the case", _le(Ds, B)),
+    ),
+    "OrderStatistic_D − OrderStatistic_D′ <= B",
+    (ProofStep("the two values are h at two records at one output: h(x, r) − h(y, r) <= S <= B", _le(h_a - h_b, B), "combination", (_le(h_a - h_b, Ds), _le(Ds, B)), (1, 1)),),
+    "The verifier checks structurally that the node is an order statistic, and leaves the side conditions that no two records "
+    "and output spread its term by more than S (both defined) and B >= S over the case. The rank k is never read: the argument holds for every k.",
+)
+
 WEAKEN = _rule(
     "weaken",
     "A proved bound may be loosened",
     (_PREMISE_A, Hypothesis("dominates", "Δ_a <= B for every n of the case", _le(Da, B))),
     "a_D − a_D′ <= B",
     (ProofStep("transitivity", _le(a_D - a_D2, B), "combination", (_le(a_D - a_D2, Da), _le(Da, B)), (1, 1)),),
-    "The kernel checks B >= the premise's bound with z3 over n >= start; used at the root when the claim is looser.",
+    "The verifier checks B >= the premise's bound with z3 over n >= start; used at the root when the claim is looser.",
 )
 
 # Monotonicity (claim "monotonicity"): a node's direction d is +1, −1 or 0 and
@@ -369,7 +388,7 @@ MONOTONE_COUNT = _rule(
 MONOTONE_TOTAL = _rule(
     "monotone-total",
     "total(f) moves with the constant sign of f",
-    (Hypothesis("sign", "f(x, r) >= 0 for every record x and output r (direction +1), or <= 0 (direction −1): the kernel's own z3 query finds no counterexample"),),
+    (Hypothesis("sign", "f(x, r) >= 0 for every record x and output r (direction +1), or <= 0 (direction −1): the verifier's own z3 query finds no counterexample"),),
     "d·(total_D′ − total_D) >= 0",
     (
         ProofStep("f >= 0: the total gains f(x)", _ge((S + fp) - S, 0), "combination", (_ge(fp, 0),), (sympy.Integer(1),)),
@@ -396,7 +415,7 @@ MONOTONE_COMBINE = _rule(
 MONOTONE_SCALE = _rule(
     "monotone-scale",
     "A data-free factor of constant sign keeps or flips the direction",
-    (_UP_A, Hypothesis("factor-sign", "c(r) >= 0 at every output r, or <= 0 at every r: the kernel's own z3 query over the outputs")),
+    (_UP_A, Hypothesis("factor-sign", "c(r) >= 0 at every output r, or <= 0 at every r: the verifier's own z3 query over the outputs")),
     "c >= 0: (c·a)_D′ − (c·a)_D >= 0; c <= 0: <= 0",
     (
         ProofStep("c >= 0", _ge(cp * a_D2 - cp * a_D, 0), "combination", (_ge(a_D2 - a_D, 0),), (cp,)),
@@ -445,7 +464,7 @@ RANGE_DIRECT = _rule(
     "The two-output joint encoding bounds the spread",
     (
         Hypothesis("over-approximation", "at each output the other records' contribution to each aggregate is an unknown within (records)·[lo, hi] of its term, the lo, hi checked"),
-        Hypothesis("unsat", "z3 finds no model with d(y₁) − d(y₂) > B (the kernel writes the query itself)"),
+        Hypothesis("unsat", "z3 finds no model with d(y₁) − d(y₂) > B (the verifier writes the query itself)"),
     ),
     "max_y d(y) − min_y d(y) <= B for every n the query ranges over",
     (
@@ -496,8 +515,10 @@ NORMALISER_TRANSLATE = _rule(
     "normaliser-translate",
     "A quality that is a translate of one profile has a normaliser free of the data",
     (
-        Hypothesis("translate", "q(D, r) = h(r − f(D)) wherever q is defined, h free of the data (a z3 query over free aggregate values)"),
-        Hypothesis("whole-line", "r ranges over all of ℝ with Lebesgue μ, or all of ℤ with counting μ and f(D) an integer"),
+        Hypothesis("translate", "q(D, r) = h(r − f(D)) wherever q is defined, h free of the data (a side condition over free aggregate values, a total "
+                   "an integer only when its record term is one)"),
+        Hypothesis("whole-line", "r ranges over all of ℝ with a constant density, or all of ℤ with a constant weight and f(D) an integer, shown from the "
+                   "schema: f is built by +, ·, |·|, max, min and Piecewise from counts, sizes, integer constants and totals of integer-valued terms"),
     ),
     "Z(D) = Σ/∫ e^{ε h(r − f(D))} μ(dr) = Σ/∫ e^{ε h(s)} μ(ds), the same for every D",
     (
@@ -511,7 +532,7 @@ NORMALISER_TRANSLATE = _rule(
             _eq(sympy.exp(-eps_pos * sympy.Abs((jj + kk) - kk)), sympy.exp(-eps_pos * sympy.Abs(jj))),
         ),
     ),
-    "On a bounded range a shift moves mass across its ends, and on ℤ a non-integer shift changes the sum: the kernel requires the whole line and an integer f.",
+    "On a bounded range a shift moves mass across its ends, and on ℤ a non-integer shift changes the sum: the verifier requires the whole line and an integer f.",
 )
 
 # The likelihood ratio (claim "likelihood-ratio"): q(D, θ) = Σ_{x∈D} ln ℓ(x, θ).
@@ -522,8 +543,8 @@ RATIO_CLIPPED = _rule(
     "ratio-clipped",
     "A likelihood ratio bounds the change of a log-likelihood",
     (
-        Hypothesis("clipped", "ℓ(x, θ) > 0 on every record and parameter (the kernel's query)"),
-        Hypothesis("ratio", "replace-one: ℓ(x, θ) <= ρ·ℓ(x′, θ); add-remove: 1/ρ <= ℓ(x, θ) <= ρ (the kernel's queries)", _le(la, rho * lb)),
+        Hypothesis("clipped", "ℓ(x, θ) > 0 on every record and parameter (the verifier's query)"),
+        Hypothesis("ratio", "replace-one: ℓ(x, θ) <= ρ·ℓ(x′, θ); add-remove: 1/ρ <= ℓ(x, θ) <= ρ (the verifier's queries)", _le(la, rho * lb)),
         Hypothesis("log-increasing", "ln is increasing on the positive reals, so a ratio <= ρ is a change <= ln ρ"),
     ),
     "|q(D, θ) − q(D′, θ)| <= ln ρ <= ln c for every n (the empty dataset included under add-remove)",
@@ -536,7 +557,7 @@ RATIO_CLIPPED = _rule(
     "",
 )
 
-# Claims concluded from the certificate's other claims (claims "privacy", "zcdp", "posterior-range"): the kernel reads
+# Claims concluded from the certificate's other claims (claims "privacy", "zcdp", "posterior-range"): the verifier reads
 # each premise's bound from that claim's accepted derivation.  d = q(D, y) − q(D′, y), L = ln Z(D′) − ln Z(D).
 
 e0, eta = sympy.symbols("epsilon_0 eta", positive=True)
@@ -548,7 +569,7 @@ _LOSS = ProofStep(
     "the privacy loss at y: the ratio of the two densities, in logs",
     _eq(sympy.log(sympy.exp(e0 * qy) / ZD) - sympy.log(sympy.exp(e0 * qy2) / ZD2), e0 * (qy - qy2) + sympy.log(ZD2) - sympy.log(ZD)),
 )
-_SENSITIVITY = Hypothesis("sensitivity", "|d(y)| <= Δq at every output y and n: the certificate's sensitivity claim, accepted by the kernel", _le(dy, Dd))
+_SENSITIVITY = Hypothesis("sensitivity", "|d(y)| <= Δq at every output y and n: the certificate's sensitivity claim, accepted by the verifier", _le(dy, Dd))
 _NORMALISER = Hypothesis("normaliser-factor", "each term e^{ε₀ q(D′, y)} <= e^{ε₀ Δq}·e^{ε₀ q(D, y)}, so L <= ε₀·Δq (the source's privacy proof)", _le(Lz, e0 * Dd))
 
 
@@ -654,7 +675,7 @@ TRUTHFUL_POSTED_PRICE = _rule(
     (
         Hypothesis("privacy", "P_b(p) <= e^ε·P_v(p) at every price: the accepted privacy claim, bids that differ in bidder i's being neighbours",
                    _le(Pb, sympy.exp(eps_t) * Pv)),
-        Hypothesis("posted-price", "u(v, b, p) = (v − p)·1[b >= p], enumerated by the kernel "
+        Hypothesis("posted-price", "u(v, b, p) = (v − p)·1[b >= p], enumerated by the verifier "
                    "over every value, report and price (u(v, v, p) >= 0, u(v, b, p) <= u(v, v, p))", _le(ub, uv)),
         Hypothesis("bounded", "u(v, v, p) <= U <= B at every price, so E[u | v] <= B", _le(Ev, Bt)),
     ),
@@ -665,16 +686,16 @@ TRUTHFUL_POSTED_PRICE = _rule(
         ProofStep("summed over prices, E[u | b] <= e^ε·E[u | v]; and E[u | v] <= B, weighted by e^ε − 1 >= 0", _le((sympy.exp(eps_t) - 1) * Ev, (sympy.exp(eps_t) - 1) * Bt),
                   "combination", (_le(Ev, Bt),), (sympy.exp(eps_t) - 1,)),
     ),
-    "The hypotheses of statement `auctions`, checked by the kernel on the certificate's own quality and grids.",
+    "The hypotheses of statement `auctions`, checked by the verifier on the certificate's own quality and grids.",
 )
 
-RULE_STATEMENTS: tuple[Statement, ...] = (DATA_FREE, LINEAR, SIZE_ONLY, SUM, SCALE, ABS, MAX_MIN, PIECEWISE, JOINT, WEAKEN, *MONOTONE_STATEMENTS, *RANGE_STATEMENTS, NORMALISER_TRANSLATE, RATIO_CLIPPED,
-                                          *PRIVACY_STATEMENTS, TRUTHFUL_POSTED_PRICE)
+RULE_STATEMENTS: tuple[Statement, ...] = (DATA_FREE, LINEAR, SIZE_ONLY, SUM, SCALE, ABS, MAX_MIN, PIECEWISE, JOINT, ORDER_STATISTIC, WEAKEN, *MONOTONE_STATEMENTS, *RANGE_STATEMENTS, NORMALISER_TRANSLATE, RATIO_CLIPPED,
+                                          *PRIVACY_STATEMENTS, TRUTHFUL_POSTED_PRICE, *METHOD_STATEMENTS)
 
 
 def rule_statement(rule: str) -> Statement:
-    """The statement of the kernel rule named ``rule`` (id ``"sensitivity-" + rule``, or ``rule`` itself for the
-    other claims' rules); :class:`InvalidArgument` otherwise."""
+    """The statement of the verifier's rule named ``rule`` (id ``"sensitivity-" + rule``, or ``rule`` itself for the
+    other claims' rules and the ``verifier-…`` methods of discharging side conditions); :class:`InvalidArgument` otherwise."""
     for item in RULE_STATEMENTS:
         if item.id in (rule, f"sensitivity-{rule}") and not rule.startswith("sensitivity-"):
             return item

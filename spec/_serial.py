@@ -26,10 +26,11 @@ from sympy.utilities.exceptions import SymPyDeprecationWarning
 
 from ._domains import Booleans, Categories, Domain, Grid, IntRange, RationalRange
 from ._errors import InvalidArgument, describe
-from ._language import Count, Mean, OutputSpace, RecordSchema, Size, Total
+from ._language import Count, Mean, OrderStatistic, OutputSpace, RecordSchema, Size, Total
 from ._quality import QualityFunction
+from ._trace import TraceRecord
 
-__all__ = ["expression_from_json", "expression_to_json", "function_from_json", "function_to_json", "quality_from_json", "quality_to_json", "rational_from_text", "rational_text"]
+__all__ = ["domain_from_json", "domain_to_json", "expression_from_json", "expression_to_json", "function_from_json", "function_to_json", "quality_from_json", "quality_to_json", "rational_from_text", "rational_text"]
 
 _NODES: dict[str, Any] = {
     "Add": sympy.Add,
@@ -51,6 +52,8 @@ _NODES: dict[str, Any] = {
     "Total": Total,
     "Mean": Mean,
     "Size": Size,
+    "OrderStatistic": OrderStatistic,
+    "floor": sympy.floor,
     "log": sympy.log,  # only in claimed sensitivities such as 2*log(3); no quality function admits it
 }
 _NAMES = {cls: name for name, cls in _NODES.items()}
@@ -86,7 +89,7 @@ def expression_to_json(expr: sympy.Basic) -> Any:
     if isinstance(expr, sympy.Piecewise):
         return {"node": "Piecewise", "args": [[expression_to_json(p.expr), expression_to_json(p.cond)] for p in expr.args]}
     for cls, name in _NAMES.items():
-        if type(expr) is cls or (isinstance(expr, cls) and cls in (Count, Total, Mean, Size)):
+        if type(expr) is cls or (isinstance(expr, cls) and cls in (Count, Total, Mean, Size, OrderStatistic)):
             return {"node": name, "args": [expression_to_json(a) for a in expr.args]}
     raise InvalidArgument(f"cannot serialise {type(expr).__name__}", parameter="expr", value=expr)
 
@@ -94,8 +97,8 @@ def expression_to_json(expr: sympy.Basic) -> Any:
 _LEAVES = ({"rational"}, {"bool"}, {"symbol"})
 #: (fewest, most) arguments of each node; Add, Mul, Max, Min, And, Or take two or more.
 _ARITY: dict[str, tuple[int, int | None]] = {
-    **{name: (2, 2) for name in ("Pow", "Eq", "Ne", "Lt", "Le", "Gt", "Ge")},
-    **{name: (1, 1) for name in ("Abs", "Not", "Count", "Total", "Mean", "log")},
+    **{name: (2, 2) for name in ("Pow", "Eq", "Ne", "Lt", "Le", "Gt", "Ge", "OrderStatistic")},
+    **{name: (1, 1) for name in ("Abs", "Not", "Count", "Total", "Mean", "log", "floor")},
     "Size": (0, 0),
 }
 
@@ -205,6 +208,16 @@ def _domain_to_json(domain: Domain) -> dict[str, Any]:
     raise InvalidArgument(f"cannot serialise domain {describe(domain)}", parameter="domain", value=domain)
 
 
+def domain_to_json(domain: Domain) -> dict[str, Any]:
+    """The JSON form of a domain, as a quality's schema and outputs write it (an IntRange's big ends as digits)."""
+    return _domain_to_json(domain)
+
+
+def domain_from_json(data: Any) -> Domain:
+    """The domain of :func:`domain_to_json`'s form; a malformed one raises InvalidArgument naming it."""
+    return _domain_from_json(data)
+
+
 def _domain_from_json(data: Any) -> Domain:
     if not isinstance(data, dict):
         raise InvalidArgument(f"domain {describe(data)} must be an object", parameter="domain", value=data)
@@ -224,8 +237,16 @@ def _domain_from_json(data: Any) -> Domain:
 
 
 def quality_to_json(quality: QualityFunction) -> dict[str, Any]:
-    """Schema, outputs and the expression tree of ``quality``, with its sha256 and canonical text."""
-    return function_to_json(quality)
+    """Schema, outputs and the expression tree of ``quality``, with its sha256 and canonical text.
+
+    A quality traced from Python also carries its ``trace`` block (source,
+    source_sha256, expression, datasets_tested): provenance, not part of the
+    canonical form.
+    """
+    data = function_to_json(quality)
+    if quality.trace is not None:
+        data["trace"] = quality.trace.to_json()
+    return data
 
 
 def function_to_json(function: Any) -> dict[str, Any]:
@@ -240,10 +261,11 @@ def function_to_json(function: Any) -> dict[str, Any]:
     }
 
 
-def function_from_json(data: Any, build: Any, *, what: str) -> Any:
+def function_from_json(data: Any, build: Any, *, what: str, check_sha256: bool = True) -> Any:
     """Rebuild a spec function with ``build(expr, schema=…, outputs=…, name=…)`` from :func:`function_to_json` data.
 
-    No code is evaluated; the rebuilt function's sha256 must be the recorded one.
+    No code is evaluated; the rebuilt function's sha256 must be the recorded one (``check_sha256=False``: the
+    caller binds the data another way, as a certificate's verifier does with its own digest of the tree).
     """
     if not isinstance(data, dict):
         raise InvalidArgument(f"quality {describe(data)} must be an object", parameter="quality", value=data)
@@ -251,7 +273,7 @@ def function_from_json(data: Any, build: Any, *, what: str) -> Any:
     outputs = OutputSpace({name: _domain_from_json(d) for name, d in data.get("outputs", [])})
     symbols = {s.name: s for s in schema.symbols + outputs.symbols}
     function = build(expression_from_json(data.get("expression"), symbols), schema=schema, outputs=outputs, name=data.get("name"))
-    if function.sha256 != data.get("sha256"):
+    if check_sha256 and function.sha256 != data.get("sha256"):
         raise InvalidArgument(
             f"the rebuilt {what} has sha256 {function.sha256}, not the recorded {describe(data.get('sha256'))}",
             parameter="quality",
@@ -260,7 +282,16 @@ def function_from_json(data: Any, build: Any, *, what: str) -> Any:
     return function
 
 
-def quality_from_json(data: Any) -> QualityFunction:
-    """Rebuild a :class:`QualityFunction` from :func:`quality_to_json` data, and check its sha256."""
-    quality: QualityFunction = function_from_json(data, QualityFunction, what="quality function")
+def quality_from_json(data: Any, *, check_sha256: bool = True) -> QualityFunction:
+    """Rebuild a :class:`QualityFunction` from :func:`quality_to_json` data, and check its sha256 (unless ``check_sha256=False``).
+
+    A ``trace`` block is read back as provenance (its sha256 must be its
+    source's and its expression the quality's): the source is never run.
+    """
+    trace = data.get("trace") if isinstance(data, dict) else None
+    if isinstance(data, dict) and "trace" in data:
+        data = {k: v for k, v in data.items() if k != "trace"}
+    quality: QualityFunction = function_from_json(data, QualityFunction, what="quality function", check_sha256=check_sha256)
+    if trace is not None:
+        quality._trace = TraceRecord.from_json(trace, str(quality.expr))
     return quality

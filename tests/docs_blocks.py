@@ -7,6 +7,7 @@ A fenced block's language tag says what it is:
 - ``sh``: each ``expmech …`` line is run, in order, per page, in one scratch directory, and must exit 0, or the code
   its comment states (``# exit 1``); the other lines must be one of the set-up commands;
 - ``toml``: a ``[tool.expmech]`` table, run by the CI tutorial's own test;
+- ``yaml``: a configuration a CI system reads (pre-commit, a GitHub workflow), parsed by the CI tutorial's own test;
 - ``text``: output shown for reading, never run.
 
 Any other tag, or none, is an error: an illustrative block must say so with ``text``.
@@ -14,6 +15,7 @@ Any other tag, or none, is an error: an illustrative block must say so with ``te
 
 from __future__ import annotations
 
+import linecache
 import re
 import shlex
 from dataclasses import dataclass
@@ -21,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN = {"python", "sh"}
-READ_ONLY = {"toml", "text"}
+READ_ONLY = {"toml", "yaml", "text"}
 SETUP = {
     "pip install -e . && expmech verify",
     'pip install -e ".[test]" && pytest',
@@ -95,6 +97,8 @@ def run_python(block: Block, directory: Path) -> None:
     """Run ``block`` in a fresh namespace (cwd: ``directory``) and check each printed line against its promise."""
     printed: list[str] = []
     namespace = {"print": lambda *args, **_: printed.append(" ".join(str(a) for a in args)), "__name__": "__docs__"}
+    # the block's source, where inspect.getsource finds it (as IPython keeps a cell's): expmech.spec.trace reads it
+    linecache.cache[block.id] = (len(block.code), None, block.code.splitlines(keepends=True), block.id)
     exec(compile(block.code, block.id, "exec"), namespace)  # noqa: S102 - the documentation is ours
     expected = expected_outputs(block.code)
     assert len(printed) == len(expected), (block.id, printed, expected)

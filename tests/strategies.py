@@ -194,12 +194,12 @@ def quality_functions(draw: st.DrawFn, finite: bool = False, max_leaves: int = 6
         lambda ch: st.one_of(st.tuples(ch, ch).map(lambda p: sympy.And(*p)), st.tuples(ch, ch).map(lambda p: sympy.Or(*p)), ch.map(sympy.Not)),
         max_leaves=3,
     ).filter(lambda p: isinstance(p, sympy.logic.boolalg.Boolean) and p not in (sympy.true, sympy.false))
-    aggregates = st.one_of(
-        predicates.map(count),
-        terms.map(total),
-        terms.map(mean),
-        st.just(size()),
-    )
+    record_fields = set(fields + cat_fields)  # an aggregate's body must involve the record (total(0), count(r > 1) are refused)
+    per_record = [predicates.filter(lambda p: bool(p.free_symbols & record_fields)).map(count), st.just(size())]
+    if fields:
+        bodies = st.tuples(terms, st.sampled_from(fields)).map(lambda p: p[0] if p[0].free_symbols & record_fields else p[0] + p[1])
+        per_record += [bodies.map(total), bodies.map(mean)]
+    aggregates = st.one_of(*per_record)
     out_terms = st.sampled_from(outs + [sympy.Integer(1), sympy.Integer(2)]) if outs else st.sampled_from([sympy.Integer(1), sympy.Integer(2)])
     leaves = st.one_of(aggregates, aggregates, out_terms, constants)
     out_booleans = [sym for _, sym, domain in outputs.items() if isinstance(domain, Booleans)]
@@ -516,14 +516,160 @@ def language_quality_functions(draw: st.DrawFn, max_depth: int = 3) -> QualityFu
 def _build_quality(draw: st.DrawFn, schema: RecordSchema, outputs: OutputSpace, max_depth: int) -> QualityFunction:
     record_leaves = list(schema.symbols) + list(outputs.symbols)
     aggregates = []
+    fields = set(schema.symbols)
+    numeric_fields = [symbol for _, symbol, domain in schema.items() if not isinstance(domain, Categories)]
     for _ in range(draw(st.integers(1, 3))):
         kind = draw(st.sampled_from(["count", "total", "mean", "size"]))
         if kind == "size":
             aggregates.append(size())
-        elif kind == "count":
-            aggregates.append(count(_predicate(draw, record_leaves, 2, None)))
-        else:
+        elif kind == "count":  # a predicate on the record: count(r > 1) is refused
+            predicate = _predicate(draw, record_leaves, 2, None)
+            if not predicate.free_symbols & fields:
+                predicate = sympy.Or(predicate, sympy.Eq(draw(st.sampled_from(sorted(fields, key=str))), 0))
+            aggregates.append(count(predicate))
+        else:  # a body that involves the record: total(0) and total(r) are refused
             body = _numeric(draw, record_leaves, 2, None)
+            if not body.free_symbols & fields:
+                if not numeric_fields:
+                    aggregates.append(size())
+                    continue
+                body = body + draw(st.sampled_from(numeric_fields))
             aggregates.append((total if kind == "total" else mean)(body))
     expr = _numeric(draw, list(outputs.symbols), max_depth, aggregates)
     return QualityFunction(expr, schema=schema, outputs=outputs, name="generated")
+
+
+# -- plain Python quality functions, as source text (for expmech.spec.trace) ------------------------------------------
+
+#: The schema and outputs of the generated Python functions: x ∈ {-3, …, 6}, r ∈ {-2, …, 5}.
+TRACE_FIELD = (-3, 6)
+TRACE_OUTPUT = (-2, 5)
+
+
+def _py_constant(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["int", "int", "fraction", "float"]))
+    if kind == "int":
+        return str(draw(st.integers(-3, 4)))
+    if kind == "fraction":
+        return f"Fraction({draw(st.integers(-5, 5))}, {draw(st.integers(1, 6))})"
+    return repr(draw(st.sampled_from([0.5, 0.25, -1.5, 2.0])))  # exact binary values
+
+
+def _py_record(draw: st.DrawFn, depth: int) -> str:
+    """A per-record expression of the loop variable x (and r)."""
+    if depth <= 0:
+        return draw(st.sampled_from(["x", "x", "r", _py_constant(draw)]))
+    a, b = _py_record(draw, depth - 1), _py_record(draw, depth - 1)
+    return draw(st.sampled_from([
+        f"({a} + {b})", f"({a} - {b})", f"({draw(st.integers(-2, 3))} * {a})", f"abs({a})", f"min({a}, {b})", f"max({a}, {b})",
+        f"({a} if {_py_record_condition(draw, depth - 1)} else {b})", a,
+    ]))
+
+
+def _py_record_condition(draw: st.DrawFn, depth: int) -> str:
+    if depth <= 0 or draw(st.booleans()):
+        op = draw(st.sampled_from(["<", "<=", "==", "!=", ">", ">="]))
+        return f"{_py_record(draw, 0)} {op} {_py_record(draw, 0)}"
+    a, b = _py_record_condition(draw, depth - 1), _py_record_condition(draw, depth - 1)
+    return draw(st.sampled_from([f"({a} and {b})", f"({a} or {b})", f"(not {a})"]))
+
+
+def _py_aggregate(draw: st.DrawFn) -> str:
+    record, cond = _py_record(draw, draw(st.integers(0, 2))), _py_record_condition(draw, draw(st.integers(0, 1)))
+    c1, c2 = sorted(draw(st.lists(st.integers(-3, 6), min_size=2, max_size=2)))
+    return draw(st.sampled_from([
+        "len(data)",
+        f"sum(1 for x in data if {cond})",
+        f"sum({record} for x in data)",
+        f"sum({cond} for x in data)",
+        f"sum({record} for x in data if {cond})",
+        f"len([x for x in data if {cond}])",
+        "np.sum(np.asarray(data) < r)",
+        f"np.count_nonzero(np.asarray(data) >= {c1})",
+        f"np.sum(np.clip(np.asarray(data), {c1}, {c2}))",
+        "np.sum(np.abs(np.asarray(data) - r))",
+        "(sorted(data)[len(data) // 2] if len(data) > 0 else 0)",
+        f"max(data, default={c1})",
+        "min(x - r for x in data)",
+    ]))
+
+
+def _py_value(draw: st.DrawFn, depth: int, names: tuple[str, ...]) -> str:
+    """A data-level expression: constants, r, aggregates, names bound before, combined."""
+    if depth <= 0:
+        return draw(st.sampled_from([_py_constant(draw), "r", _py_aggregate(draw), _py_aggregate(draw), *names]))
+    a, b = _py_value(draw, depth - 1, names), _py_value(draw, depth - 1, names)
+    return draw(st.sampled_from([
+        f"({a} + {b})", f"({a} - {b})", f"({a} * {b})", f"abs({a})", f"min({a}, {b})", f"max({a}, {b})",
+        f"({a} if {_py_condition(draw, names)} else {b})", f"({a} // {draw(st.integers(1, 3))})", a,
+    ]))
+
+
+def _py_condition(draw: st.DrawFn, names: tuple[str, ...]) -> str:
+    # compared: counts, sizes, r and constants (a sum of conditional terms in a condition is refused: see traceable-python.md)
+    op = draw(st.sampled_from(["<", "<=", "==", "!=", ">"]))
+    side = st.sampled_from(["r", "len(data)", str(draw(st.integers(-2, 4))), f"sum(1 for x in data if {_py_record_condition(draw, 1)})",
+                            "np.count_nonzero(np.asarray(data) > r)", "(len(data) // 2)"])
+    first = f"{draw(side)} {op} {draw(side)}"
+    return draw(st.sampled_from([first, f"({first} and r > {draw(st.integers(-2, 5))})", f"(not {first})", f"({first} or len(data) == 0)"]))
+
+
+@st.composite
+def traceable_sources(draw: st.DrawFn) -> str:
+    """The source of a random quality function ``score(data, r)`` of the traceable subset (imports included)."""
+    lines = ["from fractions import Fraction", "import numpy as np", "", "", "def score(data, r):"]
+    names: tuple[str, ...] = ()
+    if draw(st.booleans()):
+        lines += [
+            f"    acc = {draw(st.integers(-2, 2))}",
+            "    for x in data:",
+            f"        if {_py_record_condition(draw, 1)}:",
+            f"            acc += {_py_record(draw, 1)}",
+            "        else:",
+            f"            acc -= {draw(st.integers(0, 2))}",
+        ]
+        names = ("acc",)
+    if draw(st.booleans()):
+        lines += [f"    if {_py_condition(draw, names)}:", f"        return {_py_value(draw, 1, names)}"]
+    lines.append(f"    return {_py_value(draw, draw(st.integers(0, 2)), names)}")
+    if draw(st.booleans()):
+        lines[-1] = f"    return ({_py_value(draw, 1, names)}) / {draw(st.integers(1, 4))}"
+    return "\n".join(lines) + "\n"
+
+
+#: Statements outside the traceable subset, each with the construct its TraceError names.
+UNTRACEABLE = (
+    ("while len(data) < 0:\n        r += 1", "a while loop"),
+    ("y = data[0]", "indexing the records by position"),
+    ("z = random.random()", "randomness"),
+    ("w = sorted(data, reverse=True)", "reverse=True"),
+    ("v = MUTABLE[0]", "the list MUTABLE"),
+    ("print(r)", "an expression statement"),
+    ("u = [1 for x in data for y in data]", "several for clauses"),
+    ("t = math.log(2)", "a logarithm"),
+    ("s = list(enumerate(data))", "enumerate()"),
+    ("k = lambda v: v", "a lambda"),
+    ("import os", "an import"),
+    ("try:\n        pass\n    except ValueError:\n        pass", "a try statement"),
+    ("q = recurse(data, r)", "recursion"),
+    ("p = np.percentile(data, 50)", "np.percentile"),
+    ("o = [x for x in data][1:]", "a slice"),
+)
+
+
+@st.composite
+def untraceable_sources(draw: st.DrawFn) -> tuple[str, int, str]:
+    """``(source, line, construct)``: a traceable function with one untraceable statement inserted at ``line`` (1-based)."""
+    statement, construct = draw(st.sampled_from(UNTRACEABLE))
+    header = ["from fractions import Fraction", "import math", "import random", "import numpy as np", "", "MUTABLE = [1, 2]", "", "",
+              "def recurse(data, r):", "    return recurse(data, r)", "", "", "def score(data, r):"]
+    body = [
+        f"    a = sum(1 for x in data if x < {draw(st.integers(-3, 6))})",
+        "    b = len(data) - a",
+        f"    c = a * r - b + {draw(st.integers(-2, 2))}",
+    ]
+    at = draw(st.integers(0, len(body)))
+    body.insert(at, "    " + statement)
+    lines = header + body + ["    return a + b + c"]
+    line = header.index("    return recurse(data, r)") + 1 if construct == "recursion" else len(header) + at + 1  # recursion: the call inside
+    return "\n".join(lines) + "\n", line, construct

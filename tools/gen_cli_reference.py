@@ -53,7 +53,9 @@ def _rows(parser: argparse.ArgumentParser) -> list[str]:
         help_text = formatter._expand_help(action) if action.help else ""
         if action.choices:
             help_text = help_text.rstrip(".") + f". One of: {', '.join(f'`{c}`' for c in action.choices)}."
-        required = "required" if action.required or (not action.option_strings and action.nargs not in ("*", "?")) else ""
+        # argparse marks a "*" positional without a default required; it takes none, and its help states the default
+        needed = action.required if action.option_strings else action.nargs not in ("*", "?")
+        required = "required" if needed else ""
         rows.append(f"| {name} | {required} | {_cell(help_text)} |")
     return rows
 

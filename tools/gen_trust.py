@@ -1,170 +1,130 @@
-"""Write docs/explanation/trust.md: what a third party must trust in a certificate, and each kernel rule's argument.
+"""Write docs/explanation/trust.md: what a third party must trust in a certificate, with every figure from the code.
 
-The page is generated, never typed: the list of rules comes from the proof kernel's rule table
-(``expmech.proofs.kernel.RULES``: rule name -> claim kind, statement name in ``spec/``, one-line statement), and each
-rule's argument from its ``Statement`` in ``spec/`` (hypotheses, conclusion, proof steps, each algebraic step checked by
-sympy when the page is written).  ``tests/docs/test_docs_generated.py`` fails while the committed page differs from
-``render()``: run ``python tools/gen_trust.py`` after changing a rule or its statement.
+The verifier's size is counted here from its files (non-blank lines of every module `expmech check` can load);
+its limits are read from its code; its rules from ``expmech.proofs.checker.RULES`` with each rule's argument from
+its ``Statement`` in ``spec/`` (each algebraic step checked by sympy when the page is written); the side conditions
+of the built-in catalogues, and which of them a solver decided, from the last recorded run of
+``tests/benchmarks/bench_verifier.py`` (``docs/benchmarks/results/data/verifier.json``).
+``tests/docs/test_docs_generated.py`` fails while the committed page differs from ``render()``.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
-PAGE = Path(__file__).resolve().parent.parent / "docs" / "explanation" / "trust.md"
-
-_MUST = [
-    ("the proof kernel", "`expmech.proofs.kernel` (`proofs/kernel/`): it reads a derivation, writes every side-condition "
-     "query itself from the quality's semantics, and accepts a node only when the rule's conclusion follows from its premises "
-     "by exact arithmetic or by a query it wrote. A static test keeps it free of any import of the prover, the certificate "
-     "builder and `impl`."),
-    ("z3 (and cvc5 where installed)", "an `unsat` answer to a kernel query is taken as a proof of the side condition; "
-     "`unknown` or a timeout rejects the node (\"could not confirm\"), never accepts it."),
-    ("the spec's semantics", "`expmech.spec`: the quality-function language (what `count`, `total`, `mean` and `size` mean "
-     "on a dataset), the neighbour relations, and the statements of the rules listed below."),
-    ("Python's `fractions`", "exact rational arithmetic for the data of each node and for the comparisons the kernel makes "
-     "itself."),
-]
-
-_NEED_NOT = [
-    ("the prover", "`expmech.proofs.prover`: its rules, lifts and case splits produce the derivation; a wrong rule produces a "
-     "derivation the kernel rejects (the prover-mutation tests break each rule in turn)."),
-    ("sympy's simplifier", "the kernel reads sympy expression trees structurally and never calls `simplify`, `cancel`, "
-     "`factor` or assumptions; a simplification that drops a case cannot reach a kernel verdict."),
-    ("the search", "witnesses, counterexamples and the exact search only show a bound tight or a claim false; no PROVED "
-     "rests on them."),
-    ("`impl`", "the exact mechanism, sampling and the catalogue: the kernel checks the claim about the quality function, "
-     "not the code that samples from it (the conformance check and the audits cover that code)."),
-]
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = ROOT / "docs" / "explanation" / "trust.md"
+FIGURES = ROOT / "docs" / "benchmarks" / "results" / "data" / "verifier.json"
+#: the modules `expmech check` can load besides the verifier's room: the package root and the command's front
+FRONT = ("proofs/__init__.py", "proofs/cli/__init__.py", "proofs/cli/_check.py", "proofs/cli/_parser.py", "proofs/cli/_argtypes.py")
 
 
-#: Every kind of claim a derivation can be written for (the derivation's ``claim`` field), in the certificate's words.
-_KINDS = ("sensitivity", "monotonicity", "range-sensitivity", "normaliser", "likelihood-ratio", "privacy", "zcdp", "posterior-range", "truthfulness")
+def _lines(path: Path) -> int:
+    return sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
 
 
-def _words(kinds: list[str]) -> str:
-    quoted = [f"`{kind}`" for kind in kinds]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
-
-
-def _rules() -> list[tuple[str, str, str, str]]:
-    """(rule, claim kind, statement name, one-line statement) of every kernel rule, in the table's order."""
-    from expmech.proofs.kernel import RULES
-
-    rows = []
-    for name, info in RULES.items():
-        kind = getattr(info, "claim", None)
-        statement = getattr(info, "statement", None)
-        line = getattr(info, "text", None) or getattr(info, "summary", None) or getattr(info, "line", None)
-        if isinstance(info, tuple) and len(info) >= 3:
-            kind, statement, line = (kind or info[0]), (statement or info[1]), (line or info[2])
-        rows.append((str(name), str(kind), str(statement), str(line or "")))
-    return rows
-
-
-def _statement(name: str) -> Any:
-    """The spec ``Statement`` called ``name``, or None when ``spec/`` holds none yet."""
-    import expmech.spec as spec
-
-    try:
-        return spec.statement(name)
-    except Exception:  # noqa: BLE001 - InvalidArgument: not (yet) a statement of spec/
-        pass
-    for attribute in ("RULE_STATEMENTS", "KERNEL_RULE_STATEMENTS"):
-        for item in getattr(spec, attribute, ()):
-            if getattr(item, "id", None) == name:
-                return item
-    return None
+def trusted_base() -> list[tuple[str, int]]:
+    """``(path, non-blank lines)`` of every module of the verifier and of the command's path to it."""
+    files = sorted((ROOT / "proofs" / "checker").glob("*.py")) + [ROOT / name for name in FRONT]
+    return [(str(path.relative_to(ROOT)), _lines(path)) for path in files]
 
 
 def _argument(statement: Any) -> list[str]:
     """The statement's hypotheses, conclusion and proof steps (each with sympy's verdict), as Markdown lines."""
     from expmech.spec import check_steps
 
-    lines = []
-    if statement.hypotheses:
-        lines.append("Hypotheses:")
-        lines.append("")
-        lines += [f"- {h.text}" + ("" if h.in_source else " *(implicit)*") for h in statement.hypotheses]
-        lines.append("")
-    lines += [f"Conclusion: {statement.conclusion_text}", ""]
+    lines = ["Hypotheses:", ""] + [f"- {h.text}" for h in statement.hypotheses] + ["", f"Conclusion: {statement.conclusion_text}", ""]
     if statement.steps:
-        checks = check_steps(statement)
-        lines.append("Argument:")
+        lines += ["Argument:", ""]
+        for number, (step, check) in enumerate(zip(statement.steps, check_steps(statement)), start=1):
+            lines.append(f"{number}. {step.text} — {step.rule}, checked by sympy: **{check.status.value}**")
         lines.append("")
-        for number, (step, check) in enumerate(zip(statement.steps, checks), start=1):
-            status = getattr(getattr(check, "status", None), "value", "") or ""
-            verdict = f" — {step.rule}, checked by sympy: **{status}**" if status else f" — {step.rule}"
-            lines.append(f"{number}. {step.text}{verdict}")
-        lines.append("")
-    if statement.note:
-        lines += [statement.note, ""]
-    return lines
+    return lines + ([statement.note, ""] if statement.note else [])
 
 
 def render() -> str:
     """The page, as Markdown."""
+    from expmech.proofs.checker import LIMIT_NAMES, RULES, Limits
+    from expmech.proofs.checker._numbers import MAX_BITS, MAX_PRECISION
+    from expmech.spec import RULE_STATEMENTS, rule_statement
+
+    base = trusted_base()
+    figures = json.loads(FIGURES.read_text(encoding="utf-8")) if FIGURES.is_file() else {}
     lines = [
         "# What a certificate asks you to trust",
         "",
-        "<!-- Generated by tools/gen_trust.py from the kernel's rule table and the rule statements of spec/: do not edit by hand. -->",
+        "<!-- Generated by tools/gen_trust.py from the verifier's code, the rule statements of spec/ and the last run of",
+        "tests/benchmarks/bench_verifier.py: do not edit by hand. -->",
         "",
-        "`expmech check` re-derives every claim with the prover's own code, which catches any edit of a certificate but not a",
-        "bug in a prover rule. So a PROVED claim (of each kind listed below) also carries its **derivation** — a tree of rule applications over the",
-        "quality's expression, with the dataset sizes n each node covers and the bound it proves — and `check` hands it to",
-        "the **proof kernel**, which accepts it rule by rule or names the node that fails and why. A PROVED claim whose",
-        "derivation is missing or rejected is not PROVED (exit 1). This is the de Bruijn criterion of proof assistants:",
-        "the producer may be as clever as it likes, because only the small checker is trusted.",
+        "`expmech check CERT` decides from the certificate alone, on a small **verifier** (`expmech.proofs.checker`) that",
+        "imports no prover, no `expmech.impl` and no sympy. It reads the quality's expression from the certificate's JSON",
+        "into its own terms (never simplified), binds every input — the quality's text and SHA-256, ε₀, the neighbour",
+        "relation, the range and its base measure — to every claim, accepts each PROVED claim only on a derivation its",
+        "rules accept, and discharges every side condition those rules leave from the proof the certificate records:",
+        "Farkas multipliers over case splits, an enumeration, or an exact decision in the dataset size n. A solver decides",
+        "only the side conditions a certificate names `solver`, and the report counts them. `expmech check --reproduce`",
+        "re-runs the prover as well: a reproducibility check, never the reason a verdict is sound.",
         "",
         "## What you must trust",
         "",
+        f"- **the verifier**: {sum(n for _, n in base):,} non-blank lines of Python in {len(base)} modules (below), the whole",
+        "  of what `expmech check` can load from this project; a test holds the modules it loads for each certificate of",
+        "  the built-in catalogues to at most 3,000 lines and free of the prover, `impl` and sympy.",
+        f"- **Python**: `fractions`, `json`, `ast` (values are parsed as Python arithmetic, never evaluated), `hashlib`, and",
+        "  the `rfc8785` package for the canonical form the digest is taken over.",
+        "- **z3**, only for a side condition its certificate names `solver`: `unsat` within the budget is taken as a",
+        "  proof of it; `sat`, `unknown` or a timeout rejects the claim.",
+        "- **the rules' soundness arguments** below, each a statement of `spec/` whose algebraic steps sympy checks.",
+        "",
+        "| module | non-blank lines |",
+        "|---|---:|",
     ]
-    lines += [f"- **{name}**: {why}" for name, why in _MUST]
-    lines += ["", "## What you need not trust", ""]
-    lines += [f"- **{name}**: {why}" for name, why in _NEED_NOT]
-    rows = _rules()
-    checked = sorted({kind for _, kind, _, _ in rows})
-    pending = [kind for kind in _KINDS if kind not in checked]
+    lines += [f"| `{path}` | {count} |" for path, count in base]
     lines += [
         "",
-        "## Which claims the kernel checks",
+        "## What you need not trust",
         "",
-        f"Today the kernel has rules for {_words(checked)} claims: `check` runs it on each such claim that is PROVED.",
+        "- **the prover** and **sympy**: they produce derivations; a wrong rule or a simplification that drops a case",
+        "  produces a derivation or a side condition the verifier rejects.",
+        "- **the certifier's proof search**: it finds the Farkas multipliers and case splits (z3 is not used to find them);",
+        "  the verifier checks them exactly, and a wrong multiplier rejects the claim.",
+        "- **`impl`**: the exact mechanism and its samplers are checked by the conformance check and the audits, not by",
+        "  the verifier, which checks claims about the quality function and its range.",
+        "- **TESTED and BOUNDED claims**: non-proof evidence; the verifier holds a TESTED conformance claim's recorded",
+        "  losses to ε but recomputes them only under `--reproduce`. No verdict rests on them.",
+        "",
+        "## Side conditions, and which need a solver",
+        "",
     ]
-    if pending:
-        lines += [
-            f"Claims of the other kinds ({_words(pending)}) carry no derivation yet: their PROVED rests on the",
-            "re-derivation and on the small-model check, not on the kernel.",
-        ]
+    if figures:
+        total, solver = figures["catalogue_side_conditions"], figures["catalogue_by_a_solver"]
+        lines += [f"Over the certificates of the three built-in catalogues (last run of `tests/benchmarks/bench_verifier.py`, "
+                  f"{figures.get('rounds')} rounds): **{total}** side conditions, **{solver}** decided by a solver "
+                  f"({100 * (total - solver) / max(total, 1):.0f}% without one).", "",
+                  "| workload | certificates | side conditions | by a solver |", "|---|---:|---:|---:|"]
+        lines += [f"| {row['workload']} | {row['certificates']} | {row['side conditions']} | {row['by a solver']} |" for row in figures["rows"]]
+        lines.append("")
     lines += [
-        "The `privacy`, `zcdp`, `posterior-range` (a posterior-sampling certificate's `bounded-range`) and `truthfulness` claims are concluded",
-        "from the certificate's other claims: the kernel takes each premise's bound only from that claim's derivation, which it",
-        "accepts itself, and checks the conclusion (ε >= 2·ε₀·Δq or ε₀·Δq, ρ >= η²/8, e^Δ̂ >= R, the auction's utilities) by exact arithmetic; a",
-        "premise it does not accept rejects the conclusion. `check` binds what the kernel cannot see to the certificate's",
-        "inputs: ε₀, and the outputs of positive base measure a posterior's ln R is enumerated over.",
+        "## Bounded work",
+        "",
+        f"Every arithmetic step is bounded in bits before it runs: a rational of more than {MAX_BITS:,} bits (numerator or",
+        f"denominator) is refused, and e^x is compared with a rational at up to {MAX_PRECISION:,} bits of precision, undecided",
+        "(a rejection) beyond. The input limits, each raised or lowered with `expmech check --limit NAME=VALUE`:",
+        "",
+        "| limit | default |",
+        "|---|---:|",
     ]
-    lines += [
-        "",
-        "## The kernel's rules",
-        "",
-        "Each rule the kernel applies, the kind of claim it serves, and the statement of `spec/` that argues it is sound",
-        "(listed by `expmech spec` beside the source's statements).",
-        "",
-        "| rule | claim | statement | what it concludes |",
-        "|---|---|---|---|",
-    ]
-    lines += [f"| `{rule}` | {kind} | `{statement}` | {line.replace('|', '∣')} |" for rule, kind, statement, line in rows]
-    lines.append("")
-    for rule, kind, name, line in rows:
-        lines += [f"### `{rule}` ({kind})", "", line, ""]
-        statement = _statement(name)
-        if statement is None:
-            lines += [f"*No statement `{name}` in `spec/` yet: this rule's argument is not written down.*", ""]
-            continue
-        lines += [f"Statement `{statement.id}`: {statement.title}", ""]
-        lines += _argument(statement)
+    lines += [f"| `{name}` | {getattr(Limits(), name):,} |" for name in LIMIT_NAMES]
+    lines += ["", "## The verifier's rules", "", "| rule | statement in `spec/` |", "|---|---|"]
+    lines += [f"| `{rule}` | `{rule_statement(rule).id}`: {rule_statement(rule).title} |" for rule in RULES]
+    methods = [s for s in RULE_STATEMENTS if s.id.startswith("verifier-")]
+    lines += ["", "and the methods that discharge side conditions:", ""] + [f"- `{s.id}`: {s.title}" for s in methods] + [""]
+    for rule in [*RULES, *(s.id for s in methods)]:
+        statement = rule_statement(rule)
+        lines += [f"### `{rule}`", "", f"{statement.title} (statement `{statement.id}`)", ""] + _argument(statement)
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -9,6 +9,7 @@ of one ``ExpSum``.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Union
 
@@ -206,7 +207,15 @@ class LogExpRatio(ExactOrdering):
             precision = min(2 * precision, max_precision)
 
     def __float__(self) -> float:
-        """A float near the value, for display only."""
+        """A float near the value, for display only (within a relative ``2^-36``, or to a float's precision).
+
+        From the two sums' float filters where their bounds give the logarithm to a relative ``2^-36``
+        (``ln(S̃_N e^{t_N} / S̃_D e^{t_D})`` errs by at most the sum of their relative bounds, doubled);
+        otherwise from :meth:`enclose`.
+        """
+        estimate = _log_estimate(self.numerator, self.denominator)
+        if estimate is not None:
+            return estimate
         lo, hi = self.enclose(53)
         return float((lo + hi) / 2)
 
@@ -216,6 +225,28 @@ class LogExpRatio(ExactOrdering):
 
     def __repr__(self) -> str:
         return f"LogExpRatio({log_text(self)})"
+
+
+def _log_estimate(numerator: ExpSum, denominator: ExpSum) -> float | None:
+    """``ln(numerator / denominator)`` from the float filters when they give it to a relative ``2^-36``; else None."""
+    filtered = []
+    for value in (numerator, denominator):
+        if value._parts is None:
+            return None
+        found = value._float_filter()
+        if found is None or not found[0].value > 0:
+            return None
+        summary, top = found
+        filtered.append((summary.value, summary.error / summary.value, top))
+    (n_value, n_error, n_top), (d_value, d_error, d_top) = filtered
+    try:
+        estimate = float(n_top - d_top) + math.log(n_value / d_value)
+    except (OverflowError, ValueError, ZeroDivisionError):
+        return None
+    error = 2.0 * (n_error + d_error) + 4.0 * 2.0**-53 * (abs(float(n_top - d_top)) + abs(estimate))
+    if not (math.isfinite(estimate) and n_error < 2.0**-10 and d_error < 2.0**-10 and error <= 2.0**-36 * abs(estimate)):
+        return None
+    return estimate
 
 
 def _quotient_ball(numerator: ExpSum, denominator: ExpSum, bits: int, max_precision: int) -> arb:

@@ -100,9 +100,38 @@ class ExpVector:
     def summary(self) -> FloatSum | None:
         """The float filter for ``Σ c_i e^{b_i − top}`` (None where it cannot apply)."""
         if self._summary is False:
-            terms = self._float_terms()
-            self._summary = None if terms is None else summarise(terms[1], terms[2], terms[0])
+            levels = self._level_summary()
+            if levels is not None:
+                self._summary = levels
+            else:
+                terms = self._float_terms()
+                self._summary = None if terms is None else summarise(terms[1], terms[2], terms[0])
         return self._summary  # type: ignore[return-value]
+
+    def _level_summary(self) -> FloatSum | None:
+        """The filter by levels, for unit coefficients and int64 exponents of a span within a few times their number.
+
+        ``Σ_i e^{b_i − top} = Σ_g m_g e^{−g/den}`` with ``m_g`` the number of exponents ``g/den`` below the top
+        (one ``bincount``): the same float filter (each ``ỹ_g`` by step 1 of the analysis, the exact integers
+        ``m_g`` as coefficients with ``δ_c = 0``) over the distinct levels, so its bound has ``γ`` of the number
+        of levels rather than of terms, and only the levels are exponentiated.
+        """
+        if self.coefficients is not None:
+            return None
+        nums = self.exponents.num
+        n = nums.size
+        if n <= 64 or nums.dtype == object or nums.ndim != 1:
+            return None
+        top = int(nums.max())
+        span = top - int(nums.min())
+        if span > 4 * n + 1024:
+            return None
+        counts = np.bincount(top - nums)
+        present = np.flatnonzero(counts)
+        exponents = float_exponents(-present, int(self.exponents.den))
+        if exponents is None:
+            return None
+        return summarise(counts[present].astype(np.float64), 0.0, exponents)
 
     def prefix(self) -> tuple[np.ndarray, float, float] | None:
         """Float prefix sums of ``c_i e^{b_i − top}`` with their error bound (non-negative ``c`` only)."""
@@ -226,6 +255,29 @@ def _rescale(values: RationalArray, den: int) -> np.ndarray:
     return values.num * np.int64(factor)
 
 
+#: Integers below this are exact in float64, and so are their sums while they stay below it.
+_FLOAT_EXACT = 1 << 53
+
+
+def _merge_by_count(exps: np.ndarray, coefs: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Equal exponents summed by one ``bincount`` where the exponents are int64 of a span within a few times their
+    number: ``(exponents increasing, non-zero coefficients)``; None where that does not apply.
+
+    The coefficients are integers with ``Σ|c_i| < 2^53``, so every partial sum ``bincount`` forms in float64
+    is an integer below ``2^53``, exact: the result equals the sort-and-reduce merge.
+    """
+    n = len(exps)
+    if n <= 64 or exps.dtype == object or coefs.dtype == object:
+        return None
+    low = int(exps.min())
+    span = int(exps.max()) - low
+    if span > 4 * n + 1024 or maxabs(coefs) * n >= _FLOAT_EXACT:
+        return None
+    summed = np.bincount(exps - low, weights=coefs.astype(np.float64), minlength=span + 1)
+    present = np.flatnonzero(summed)
+    return present + low, summed[present].astype(np.int64)
+
+
 def canonical(parts: Sequence[tuple[ExpVector, Fraction, Fraction]]) -> ExpVector:
     """The canonical form of ``Σ_j k_j · Σ_i c_i e^{b_i + s_j}`` over parts ``(vector, k_j, s_j)``.
 
@@ -259,14 +311,18 @@ def canonical(parts: Sequence[tuple[ExpVector, Fraction, Fraction]]) -> ExpVecto
     coef_bound = sum(maxabs(c) for c in coef_nums)
     wide = coef_bound >= LIMIT or any(c.dtype == object for c in coef_nums)
     coefs = np.concatenate([c.astype(object) if wide else c for c in coef_nums]) if len(coef_nums) > 1 else (coef_nums[0].astype(object) if wide else coef_nums[0])
-    order = np.argsort(exps)  # equal exponents are summed: their order does not matter
-    exps, coefs = exps[order], coefs[order]
-    if len(exps) > 1:
-        starts = np.concatenate([[0], np.flatnonzero(exps[1:] != exps[:-1]) + 1])
-        exps = exps[starts]
-        coefs = np.add.reduceat(coefs, starts)
-    keep = coefs != 0
-    exps, coefs = exps[keep], coefs[keep]
+    merged = _merge_by_count(exps, coefs)
+    if merged is not None:
+        exps, coefs = merged
+    else:
+        order = np.argsort(exps)  # equal exponents are summed: their order does not matter
+        exps, coefs = exps[order], coefs[order]
+        if len(exps) > 1:
+            starts = np.concatenate([[0], np.flatnonzero(exps[1:] != exps[:-1]) + 1])
+            exps = exps[starts]
+            coefs = np.add.reduceat(coefs, starts)
+        keep = coefs != 0
+        exps, coefs = exps[keep], coefs[keep]
     exponent_array = RationalArray(exps if exps.dtype == object else exps.astype(np.int64), exp_den)
     coefficient_array = RationalArray(coefs, coef_den)
     nonnegative = bool(np.all(coefs > 0)) if coefs.size else True

@@ -29,6 +29,8 @@ from ..sampling._inversion import InversionTable
 from ..exact._loglinear import LogLinear
 from ..exact._radical import LogRadicalRatio
 from ..exact._rationals import RationalArray
+from ..sampling._bits import bits_of
+from ..sampling._knuth_yao import draw_levels, draw_scores
 from ..sampling._random import resolve_rng
 from ..exact._refined import RefinedValue
 from ._kinds import range_class
@@ -154,12 +156,23 @@ class ExponentialMechanism:
         """One exact draw of ``E_q^ε(dataset)``.
 
         ``rng`` is a :class:`random.Random` (``secrets.SystemRandom()`` when
-        ``None``); only its integer random bits are used.  To draw many times
-        from one dataset, call ``distribution(dataset).sample`` instead: it
-        reuses its table.
+        ``None``); only its integer random bits are used.  With the counting
+        measure the draw is a Knuth–Yao walk over the levels of the scores
+        (:mod:`expmech.impl.sampling._knuth_yao`): it reads fewer than ``H + 2``
+        bits on average (``H`` the entropy of the law), and the bits it does
+        not read stay buffered for the next draw with the same generator.  To
+        draw many times from one dataset, ``distribution(dataset).sample``
+        reuses a table.
         """
         generator = resolve_rng(rng)
-        scores = self._score_function(dataset)
+        scores, top, bottom = self._score_function.with_extremes(dataset)
+        if self._measure_vector is None:
+            if top is not None and bottom is not None:  # an int64 vector over denominator 1, read on the way
+                found = draw_levels(scores.num, top, bottom, self._epsilon, generator, bits_of(generator))
+            else:
+                found = draw_scores(scores, self._epsilon, generator, bits_of(generator))
+            if found is not None:
+                return self._outputs[found]
         index = InversionTable.draw(self._measure_vector, scores, self._epsilon, generator, measure_floats=self._measure_floats)
         return self._outputs[index]
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from expmech.spec import ExpMechError, InvalidArgument, InvalidType
-from expmech.spec.internal import describe, nonnegative_rational, positive_rational
+from expmech.spec.internal import describe, nonnegative_rational, positive_rational_input
 
 __all__ = [
     "check_epsilon",
@@ -25,8 +25,10 @@ __all__ = [
 
 
 def check_epsilon(epsilon: Any) -> Fraction:
-    """``epsilon`` as an exact Fraction; it must be a finite rational > 0."""
-    return positive_rational(epsilon, name="epsilon")
+    """``epsilon`` as an exact Fraction > 0, read as the command line reads it: ``"1/4"``, ``"0.25"``, an int, a
+    Fraction, a Decimal; a float is its exact binary value, with an :class:`~expmech.spec.InexactFloatWarning`
+    where that is not the decimal it prints as (``0.1``)."""
+    return positive_rational_input(epsilon, name="epsilon")
 
 
 def check_outputs(outputs: Any) -> tuple[Hashable, ...]:

@@ -35,7 +35,7 @@ import numpy as np
 import sympy
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
-from expmech.spec import Count, IntRange, InvalidArgument, Mean, QualityError, QualityFunction, RationalRange, Size, Total
+from expmech.spec import Count, IntRange, InvalidArgument, Mean, OrderStatistic, QualityError, QualityFunction, RationalRange, Size, Total
 from expmech.spec.internal import describe
 
 from ..exact._rationals import RationalArray, concatenate, from_floats, integer_array, take_along, where
@@ -217,6 +217,12 @@ def _evaluate(expr: sympy.Basic, ctx: _Context) -> _PL:
         raise InvalidArgument(f"symbol {expr} is neither the output nor a record field here", parameter="quality", value=expr)
     if isinstance(expr, Size):
         return _PL.constant(RationalArray.full((rows,), ctx.records))
+    if isinstance(expr, OrderStatistic | sympy.floor):
+        raise InvalidArgument(
+            f"{expr}: order statistics and floor are not analysed over an interval of outputs; give the quality a finite output space",
+            parameter="quality",
+            value=expr,
+        )
     if isinstance(expr, Count | Total | Mean):
         if ctx.columns:
             raise InvalidArgument(f"aggregate {expr} nested inside an aggregate", parameter="quality", value=expr)

@@ -33,6 +33,8 @@ from ._vectorised import OutputBatch, VectorisedQuality
 
 __all__ = ["ScoreFunction"]
 
+_INT64 = np.dtype(np.int64)
+
 
 class ScoreFunction:
     """``dataset ↦ (q(dataset, r))_{r ∈ outputs}``, exact, as a :class:`RationalArray`."""
@@ -56,15 +58,24 @@ class ScoreFunction:
 
     def __call__(self, dataset: Any) -> RationalArray:
         """The exact scores of every output on ``dataset``."""
+        return self.with_extremes(dataset)[0]
+
+    def with_extremes(self, dataset: Any) -> tuple[RationalArray, int | None, int | None]:
+        """``(scores, top, bottom)``: the scores as by calling this, and, where they were read on the way (an
+        int64 vector from a ``scores`` method), the largest and smallest numerator (else None, None)."""
         method = self._scores_method
         if method is not None:
             outputs = self._outputs
             raw = _guarded(method, dataset, self._given, label="quality.scores", output=None)
-            if type(raw) is np.ndarray and raw.dtype == np.int64 and raw.shape == (len(outputs),) and raw.size:
-                bound = max(-int(raw.min()), int(raw.max()))
+            if type(raw) is np.ndarray and raw.dtype == _INT64 and raw.ndim == 1 and raw.size == len(outputs) and raw.size:
+                top, bottom = raw.item(raw.argmax()), raw.item(raw.argmin())  # argmax/argmin: cheaper calls than max/min
+                bound = max(-bottom, top)
                 if bound < LIMIT:
-                    return RationalArray.trusted(raw, 1, bound)
-            return _convert_batch(raw, outputs)
+                    return RationalArray.trusted(raw, 1, bound), top, bottom
+            return _convert_batch(raw, outputs), None, None
+        return self._evaluate(dataset), None, None
+
+    def _evaluate(self, dataset: Any) -> RationalArray:
         if self._vectorised is not None:
             if self._batch is None:
                 self._batch = self._vectorised.encode_outputs(self._outputs)

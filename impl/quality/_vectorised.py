@@ -35,7 +35,7 @@ import numpy as np
 import sympy
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
-from expmech.spec import Booleans, Count, IntRange, InvalidType, Mean, QualityError, QualityFunction, Size, Total
+from expmech.spec import Booleans, Count, IntRange, InvalidType, Mean, OrderStatistic, QualityError, QualityFunction, Size, Total
 from expmech.spec.internal import EncodedOutputs, describe
 
 from ..exact._rationals import LIMIT, RationalArray, Undefined, concatenate, integer_array
@@ -150,7 +150,7 @@ class VectorisedQuality:
         self._field_symbols = tuple(quality.schema.symbols)
         self._output_symbols = frozenset(quality.output_space.symbols)
         self._output_aggregates = any(
-            node.free_symbols & self._output_symbols for node in quality.expr.atoms(Count, Total, Mean)
+            node.free_symbols & self._output_symbols for node in quality.expr.atoms(Count, Total, Mean, OrderStatistic)
         )
         self._root = _compile(quality.expr, _Scope(frozenset(self._field_symbols), _LinearForms()))
 
@@ -333,6 +333,8 @@ def _compile(expr: sympy.Basic, scope: _Scope) -> Node:
         return lambda env: env.sizes
     if isinstance(expr, Count | Total | Mean):
         return _aggregate(expr, _compile(expr.args[0], scope))
+    if isinstance(expr, OrderStatistic | sympy.floor):
+        return _interpreted
     if isinstance(expr, sympy.Piecewise):
         return _piecewise([(_compile(pair.expr, scope), _compile(pair.cond, scope)) for pair in expr.args])
     if isinstance(expr, sympy.Add):
@@ -385,6 +387,11 @@ def _compile(expr: sympy.Basic, scope: _Scope) -> Node:
 
 class _Unsupported(TypeError):
     pass
+
+
+def _interpreted(env: _Env) -> Value:
+    """An order statistic or a floor: the batch goes to the spec interpreter (exact, value by value)."""
+    raise _Fallback
 
 
 def _extreme_int64(x: RationalArray, y: RationalArray, larger: bool) -> RationalArray | None:

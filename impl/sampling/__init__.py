@@ -1,9 +1,11 @@
 """The sampling room: exact draws from random bits.
 
-Uniform integers and Bernoulli(e^{−γ}) coins (``_random``), lazy-bit draws and
-the output grids of continuous ranges (``_lazy``), inversion against exact
-cumulative weights (:class:`InversionTable`), and permute-and-flip's coins
-(``_coins``). Builds on ``exact`` and ``quality``.
+Uniform integers and Bernoulli(e^{−γ}) coins (``_random``), random bits
+buffered per generator so that a draw consumes only what it reads (``_bits``),
+Knuth–Yao walks over the levels of a score vector (``_knuth_yao``), lazy-bit
+draws and the output grids of continuous ranges (``_lazy``), inversion against
+exact cumulative weights (:class:`InversionTable`), and permute-and-flip's
+coins (``_coins``). Builds on ``exact`` and ``quality``.
 """
 
 import typing as _typing

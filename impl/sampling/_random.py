@@ -18,10 +18,15 @@ from expmech.spec.internal import as_rational, describe, nonnegative_rational
 __all__ = ["resolve_rng", "sample_bernoulli", "sample_bernoulli_exp"]
 
 
+#: The generator behind ``rng=None``: the operating system's randomness, which has no state to share, so one
+#: instance serves every call (and keeps the bits a draw did not read for the next, see ``_bits``).
+_SYSTEM = secrets.SystemRandom()
+
+
 def resolve_rng(rng: Any) -> random.Random:
-    """``rng`` itself if it is a :class:`random.Random`, a fresh ``SystemRandom`` for ``None``."""
+    """``rng`` itself if it is a :class:`random.Random`, the shared ``secrets.SystemRandom`` for ``None``."""
     if rng is None:
-        return secrets.SystemRandom()
+        return _SYSTEM
     if not isinstance(rng, random.Random):
         raise InvalidType(
             f"rng={describe(rng)} must be a random.Random (e.g. secrets.SystemRandom()) or None",

@@ -35,7 +35,7 @@ from flint import arb
 
 from expmech.spec import InvalidArgument
 from expmech.spec.internal import describe
-from expmech.spec.internal import as_rational, positive_rational
+from expmech.spec.internal import as_rational, positive_rational, positive_rational_input
 
 from ._balls import RELATIVE_WIDTH, Enclosure, ball, endpoints, finite_ends, refine
 from ._optimal import FLOAT_FAILURES, MAX_TIMES, optimal_delta, optimal_delta_float
@@ -73,7 +73,7 @@ def brief_components(components: Sequence[tuple[Any, Any]]) -> tuple[tuple[Fract
 
 
 def _epsilon_arg(epsilon: Any) -> Fraction:
-    return positive_rational(epsilon, name="epsilon")
+    return positive_rational_input(epsilon, name="epsilon")
 
 
 def _delta_arg(delta: Any) -> Fraction:

@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from flint import arb, arb_poly, ctx
 
+from expmech.impl import ExpSum
 from expmech.spec import InvalidArgument, PrecisionExhausted
 from expmech.spec.internal import describe
-from expmech.spec.internal import as_rational, nonnegative_rational, positive_rational
+from expmech.spec.internal import as_rational, nonnegative_rational, positive_rational_input
 
 from ._balls import Enclosure, ball, endpoints, refine
 
@@ -49,6 +50,20 @@ def _gcd(values: Sequence[Fraction]) -> Fraction:
 
 
 @dataclass(frozen=True)
+class _Law:
+    """The k-fold lattice law at one precision: masses, the constant c, and suffix sums of the δ terms."""
+
+    low: Fraction
+    step: Fraction
+    c: arb
+    c_ends: tuple[Fraction, Fraction]
+    masses: arb_poly
+    tail_mass: list[arb]
+    tail_weighted: list[arb]
+    count: int
+
+
+@dataclass(frozen=True)
 class WitnessComposition:
     """k-fold composition of the mechanism on one neighbouring pair, exactly.
 
@@ -62,6 +77,8 @@ class WitnessComposition:
     exponents: tuple[Fraction, ...]
     neighbour_exponents: tuple[Fraction, ...]
     times: int
+    _laws: dict[int, _Law] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _ties: dict[Fraction, bool] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         measure = tuple(nonnegative_rational(m, name="measure") for m in self.measure)
@@ -102,7 +119,15 @@ class WitnessComposition:
         low, step, span = self._lattice()
         return self.times * step * span
 
-    def _ends(self, epsilon: Fraction) -> tuple[Fraction, Fraction]:
+    def _law(self) -> _Law:
+        """The composed law at the current precision (built once per precision)."""
+        precision = ctx.prec
+        law = self._laws.get(precision)
+        if law is None:
+            law = self._laws[precision] = self._build_law()
+        return law
+
+    def _build_law(self) -> _Law:
         support = self._support()
         low, step, span = self._lattice()
         shift = max(a for _, a, _ in support)
@@ -114,22 +139,63 @@ class WitnessComposition:
         for m, a, b in support:
             j = 0 if step == 0 else int((a - b - low) / step)
             coefficients[j] += ball(m) * ball(a - shift).exp() / z_p
-        law = arb_poly(coefficients) ** self.times
-        lo_sum, hi_sum = Fraction(0), Fraction(0)
+        masses = arb_poly(coefficients) ** self.times
         k = self.times
-        for j, mass in enumerate(law.coeffs()):
-            excess = ball(k * low + j * step - epsilon) - k * c  # L_j − ε
-            if excess < 0:
-                continue
-            lo, hi = endpoints(mass * -(-excess).expm1())
-            if excess > 0:
-                lo_sum += max(lo, Fraction(0))
-            hi_sum += max(hi, Fraction(0))
-        return lo_sum, hi_sum
+        count = k * span + 1
+        # suffix sums A_j = Σ_{i>=j} P_i and B_j = Σ_{i>=j} P_i·e^{−(k·low + i·step)}, so that the terms of
+        # δ(ε) with i >= j sum to A_j − e^{ε + k·c}·B_j
+        tail_mass = [arb(0)] * (count + 1)
+        tail_weighted = [arb(0)] * (count + 1)
+        power = ball(-(k * low + (count - 1) * step)).exp()  # e^{−(k·low + i·step)} at i = count − 1
+        up = ball(step).exp()
+        mass_sum, weighted_sum = arb(0), arb(0)
+        for i in range(count - 1, -1, -1):
+            mass = masses[i]
+            mass_sum += mass
+            weighted_sum += mass * power
+            tail_mass[i], tail_weighted[i] = mass_sum, weighted_sum
+            power *= up
+        return _Law(low=low, step=step, c=c, c_ends=endpoints(c), masses=masses, tail_mass=tail_mass, tail_weighted=tail_weighted, count=count)
+
+    def _loss_is(self, r: Fraction) -> bool:
+        """Whether ``k·c = r`` exactly, i.e. ``Z_D = Z_D′·e^{r/k}`` (decided by exact exponential-sum signs)."""
+        known = self._ties.get(r)
+        if known is None:
+            support = self._support()
+            z_p = ExpSum.weighted_exps([(m, a) for m, a, _ in support])
+            z_q = ExpSum.weighted_exps([(m, b) for m, _, b in support])
+            known = self._ties[r] = (z_p - z_q.shift(r / self.times)).sign() == 0
+        return known
+
+    def _ends(self, epsilon: Fraction) -> tuple[Fraction, Fraction]:
+        law = self._law()
+        k = self.times
+        low, step = law.low, law.step
+        c_low, c_high = law.c_ends
+        # the loss of lattice point j is L_j = k·low + j·step − k·c, increasing in j: its excess over ε is
+        # certainly positive from `certain` on, and certainly negative below `possible`
+        if step == 0:
+            possible = certain = 0 if k * low - epsilon > k * c_high else law.count
+            if k * low - epsilon >= k * c_low and certain > 0:
+                possible = 0
+        else:
+            certain = min(max(math.floor((epsilon + k * c_high - k * low) / step) + 1, 0), law.count)
+            possible = min(max(math.ceil((epsilon + k * c_low - k * low) / step), 0), law.count)
+        possible = min(possible, certain)
+        main = law.tail_mass[certain] - (ball(epsilon) + k * law.c).exp() * law.tail_weighted[certain]
+        lo, hi = endpoints(main)
+        lo, hi = max(lo, Fraction(0)), max(hi, Fraction(0))
+        for j in range(possible, certain):  # the excess may be either sign: the term lies in [0, its upper end]
+            if self._loss_is(k * low + j * step - epsilon):
+                continue  # L_j = ε exactly: the term is 0
+            excess = ball(k * low + j * step - epsilon) - k * law.c
+            term = law.masses[j] * -(-excess).expm1()
+            hi += max(endpoints(term)[1], Fraction(0))
+        return lo, hi
 
     def delta(self, epsilon: Any) -> Enclosure:
         """An enclosure of the exact δ(ε) of the k-fold composition on this pair (``epsilon > 0``)."""
-        eps = positive_rational(epsilon, name="epsilon")
+        eps = positive_rational_input(epsilon, name="epsilon")
         try:
             return refine(lambda: self._ends(eps), "the witness delta")
         except PrecisionExhausted:  # a loss equal to ε: its term is 0, the enclosure stays sound

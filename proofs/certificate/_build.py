@@ -30,14 +30,16 @@ from pathlib import Path
 from typing import Any
 
 from expmech.spec import InvalidArgument, InvalidType, LogLikelihood, Neighbours, QualityFunction
-from expmech.spec.internal import describe, positive_rational
+from expmech.spec.internal import describe, positive_rational_input
 
 from .._files import write_atomically
 from .._outcome import Status
+from .._traced import traced_quality
 from ..prover._likelihood import _parse_claim as _parse_log_claim
 from ..prover._claims import parse_claim
 from ._canonical import canonical_bytes, sha256_hex
 from ._derive import PREDICATE_TYPE, SCHEMA_VERSION, STATEMENT_TYPE, derive
+from ._finalise import settle
 from ._layout import readable_json
 from ._limits import CertificateLimits, check_exact_powers
 from ._smallmodel import certify_small_model
@@ -184,6 +186,20 @@ def _range(quality: QualityFunction | LogLikelihood, outputs: Any, base_measure:
     return FiniteRange.build(quality, outputs, base_measure)
 
 
+def _accepted(statement: dict[str, Any], rlimit: int) -> dict[str, Any]:
+    """``statement`` with every PROVED claim the verifier rejects as a whole (a stated value it cannot read, say)
+    demoted, one at a time: ``certify`` never writes a certificate ``expmech check`` calls INVALID."""
+    from ..checker import CheckOutcome, verify
+
+    for _ in range(len(statement["predicate"]["claims"]) + 1):
+        report = verify(seal(statement))
+        failed = report.failed or ""
+        if report.outcome is not CheckOutcome.INVALID or not failed.startswith("claim "):
+            break
+        settle(statement, rlimit=rlimit, demote=failed.removeprefix("claim "), why=report.problems[0][:300])
+    return statement
+
+
 def certify(
     quality: QualityFunction | LogLikelihood,
     *,
@@ -197,6 +213,7 @@ def certify(
     sign_key: Any = None,
     auction: Any = None,
     limits: CertificateLimits | None = None,
+    schema: Any = None,
     **prover_options: Any,
 ) -> Certificate:
     """Build a certificate for ``E_q^{ε₀}`` with ``quality`` over a finite range.
@@ -231,14 +248,21 @@ def certify(
     (:mod:`expmech.proofs.smallmodel`, within ``limits``: a
     :class:`CertificateLimits`, its ``max_small_model_evaluations``); a
     disagreement raises :class:`~expmech.proofs.smallmodel.InternalInconsistency`.
+
+    A plain Python function ``fn(data, r)`` with ``schema=`` and ``outputs=``
+    (the OutputSpace) is traced by :func:`expmech.spec.trace` first; the
+    certificate is about the traced expression, and records the function's
+    source, its sha256, the expression and the datasets tested in ``quality.trace``.
     """
+    quality, outputs = traced_quality(quality, schema=schema, outputs=outputs, where="certify")
     if not isinstance(quality, QualityFunction | LogLikelihood):
         raise InvalidType(
-            f"quality={describe(quality)} must be an expmech.spec.QualityFunction or LogLikelihood; black boxes get falsify(), not certificates",
+            f"quality={describe(quality)} must be an expmech.spec.QualityFunction or LogLikelihood (or a plain function with schema= "
+            "and outputs=, to trace it); black boxes get falsify(), not certificates",
             parameter="quality",
             value=quality,
         )
-    epsilon0 = positive_rational(epsilon, name="epsilon")
+    epsilon0 = positive_rational_input(epsilon, name="epsilon")
     relation = Neighbours.parse(neighbours)
     for name, value in (("pairs", pairs), ("seed", seed)):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**53:
@@ -256,7 +280,7 @@ def certify(
     )
     if inputs.range.kind != "finite" or isinstance(quality, LogLikelihood):  # exact powers a derivation would take, refused up front
         check_exact_powers(inputs_to_json(inputs), CertificateLimits() if limits is None else limits)
-    statement = derive(inputs).statement
+    statement = _accepted(derive(inputs).statement, inputs.budget.rlimit)
     certify_small_model(statement, quality, limits)  # raises InternalInconsistency where the small model contradicts a PROVED claim
     statement["predicate"]["tools"] = _versions()
     statement["predicate"]["implementation_sha256"] = implementation_sha256()

@@ -46,6 +46,7 @@ The :class:`CheckReport` says which of :class:`CheckOutcome` applies; only
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -59,11 +60,12 @@ from expmech.spec import ExpMechError, InvalidArgument, InvalidType
 from expmech.spec.internal import describe
 
 from ._canonical import canonical_bytes, sha256_hex
-from ._digest import check_digest, compare_digest, defer_digest, settle_digest
-from ._fork import worth_forking
+from ._digest import check_digest, compare_digest
 from ._limits import CertificateLimits, CertificateMalformed, CertificateRefused, check_content_limits, check_shape, parse_json, read_limited
 from ._version import older_format
 
+from ..checker import LIMIT_NAMES, Limits, Reader, verify
+from ..checker._values import parse_value
 from ._run import CheckOutcome, CheckReport, DerivationCache, _Check, _Stop
 
 if TYPE_CHECKING:
@@ -104,24 +106,24 @@ def check_certificate(
     max_epsilon: Any = None,
     limits: CertificateLimits | None = None,
     cache: DerivationCache | None = None,
-    jobs: int | None = None,
+    reproduce: bool = False,
 ) -> CheckReport:
-    """Re-verify a certificate independently (see the module docstring) and say what it establishes.
+    """Decide a certificate from its content alone, and say what it establishes.
 
-    ``certificate`` is a path, the file's bytes, or its parsed JSON;
-    ``solvers`` the solvers recorded queries are re-run on; ``trusted_keys``
-    Ed25519 public keys (PEM paths or securesystemslib keys): when given, only
-    a certificate signed by one of them can be valid; ``max_epsilon`` (a
-    rational or an expression in ``n``) turns a valid certificate of a larger ε
-    into ``NO_DP_CLAIM``; ``limits`` bounds untrusted input; ``cache`` reuses
-    derivations across calls; ``jobs`` the processes a large certificate is
-    checked with (1: this one only; 2: the checks that do not rest on the
-    re-derivation run beside it in a forked process, on Linux; None: 2 when
-    this process may use two CPUs) — the report is the same either way.
-    Returns a :class:`CheckReport`.
+    The verdict is the verifier's (:func:`expmech.proofs.checker.verify`): no prover, no ``expmech.impl``,
+    no sympy; every PROVED claim's derivation accepted rule by rule, every side condition discharged from
+    the proof the certificate records.  ``reproduce`` then also re-runs the prover on the certificate's
+    inputs and requires the same statement, member by member (a reproducibility check: a difference is
+    reported, but the soundness of the verdict never rests on it).
 
-    Raises :class:`InvalidArgument` only for bad arguments: a path that does
-    not exist, an unreadable key, a malformed ``max_epsilon`` or ``jobs``.
+    ``certificate`` is a path, the file's bytes, or its parsed JSON; ``solvers`` the solvers a reproduction
+    re-runs recorded queries on; ``trusted_keys`` Ed25519 public keys (PEM paths or securesystemslib keys):
+    when given, only a certificate signed by one of them can be valid; ``max_epsilon`` (a rational or an
+    expression in ``n``) turns a valid certificate of a larger ε into ``NO_DP_CLAIM``; ``limits`` bounds
+    untrusted input; ``cache`` reuses derivations across reproductions.  Returns a :class:`CheckReport`.
+
+    Raises :class:`InvalidArgument` only for bad arguments: a path that does not exist, an unreadable key,
+    a malformed ``max_epsilon``.
     """
     limits = CertificateLimits() if limits is None else limits
     if not isinstance(limits, CertificateLimits):
@@ -134,42 +136,50 @@ def check_certificate(
         from ._signing import load_trusted_key
 
         keys = [load_trusted_key(k) for k in trusted_keys]
-    validate_max_epsilon(max_epsilon)
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-        raise InvalidArgument(f"jobs={describe(jobs)} must be None or an int >= 1", parameter="jobs", value=jobs)
-    run = _Check(tuple(solvers), limits, cache, jobs)
+    bound = validate_max_epsilon(max_epsilon)
+    if isinstance(certificate, str | Path) and not Path(certificate).is_file():
+        raise InvalidArgument(f"certificate={str(certificate)!r} does not exist or is not a regular file", parameter="certificate", value=str(certificate))
+    checked = verify(certificate, max_epsilon=bound, limits=verifier_limits(limits), trusted_keys=keys)
+    if not reproduce or not checked.ok:
+        return checked
+    run = _Check(tuple(solvers), limits, cache)
     try:
         _run(run, certificate, keys, max_epsilon)
     except _Stop:
         pass
-    try:
-        settle_digest(run)  # never reported unchecked: a digest still pending (it should not be) is compared here
-    except _Stop:
-        pass
-    return run.report()
+    again = run.report()
+    if again.outcome is not checked.outcome or again.failed is not None:
+        return dataclasses.replace(again, checks=checked.checks + tuple((f"reproduce: {n}", p, d) for n, p, d in again.checks), problems=again.problems,
+                                   failed=f"reproduce: {again.failed}" if again.failed else "reproduce", claims=checked.claims, obligations=checked.obligations,
+                                   solver=checked.solver)
+    return dataclasses.replace(checked, checks=checked.checks + tuple((f"reproduce: {name}", True, detail) for name, _, detail in again.checks),
+                               notes=checked.notes + tuple(note for note in again.notes if note not in checked.notes))
+
+
+def verifier_limits(limits: CertificateLimits) -> Limits:
+    """The verifier's limits from a :class:`CertificateLimits`: the input limits of the same names (the verifier's own
+    solver budget, ``max_rlimit`` and ``max_solver_obligations``, keep their defaults)."""
+    return Limits(**{name: getattr(limits, name) for name in LIMIT_NAMES if name not in ("max_rlimit", "max_solver_obligations")})
 
 
 _RATIONAL = re.compile(r"\s*(0|[1-9][0-9]*)\s*(/\s*[1-9][0-9]*\s*)?")
 
 
-def validate_max_epsilon(value: Any) -> None:
-    """Refuse a malformed ``max_epsilon`` (:class:`InvalidArgument`) before any certificate is read.
-
-    None, an int or Fraction >= 0 and a text ``p/q`` pass, and a text with a
-    character no expression in ``n`` has fails, without sympy (the gate stays
-    light); anything else is parsed by :func:`parse_max_epsilon`.
-    """
-    if value is None or (isinstance(value, int | Fraction) and not isinstance(value, bool) and value >= 0):
-        return
-    if isinstance(value, str) and len(value) <= 200 and _RATIONAL.fullmatch(value):
-        return
-    if isinstance(value, str) and (len(value) > 200 or not set(value) <= set("0123456789n+-*/() ")):
-        raise InvalidArgument(
-            f"max_epsilon={describe(value)} is not a rational >= 0 or an expression in n: write it with integers, n, + - * / and parentheses (at most 200 characters)",
-            parameter="max_epsilon",
-            value=value,
-        )
-    parse_max_epsilon(value)
+def validate_max_epsilon(value: Any) -> str | None:
+    """``max_epsilon`` as the text the verifier reads (None stays None); :class:`InvalidArgument` when it is not a
+    rational >= 0 or an expression in ``n`` (read by the verifier's own parser, never by sympy)."""
+    if value is None:
+        return None
+    if isinstance(value, int | Fraction) and not isinstance(value, bool) and value >= 0:
+        return str(Fraction(value))
+    problem = "must be a rational >= 0 or an expression in n: write it with integers, n, + - * / and parentheses (at most 200 characters)"
+    if isinstance(value, str) and len(value) <= 200 and set(value) <= set("0123456789n+-*/() "):
+        try:
+            parse_value(value, Reader({"n"}))
+            return value
+        except ValueError as error:
+            problem = f"is not an expression in n: {error}"
+    raise InvalidArgument(f"max_epsilon={describe(value)} {problem}", parameter="max_epsilon", value=value)
 
 
 def parse_max_epsilon(value: Any) -> sympy.Expr | None:
@@ -236,17 +246,10 @@ def _unwrap(run: _Check, data: Any, keys: list[Any]) -> dict[str, Any]:
         if keys:
             raise run.fail("signature", "the certificate is not signed, and trusted keys were given")
         statement = data["certificate"]
-        if worth_forking(run.jobs, statement):  # the second process compares it (see ._digest)
-            defer_digest(run, statement, data["digest"]["value"])
-        else:
-            check_digest(run, statement, data["digest"]["value"])
+        check_digest(run, statement, data["digest"]["value"])
     else:
         raise run.fail("file", f"a certificate file holds 'certificate' (or 'envelope') and 'digest', not {sorted(data)}")
-    try:
-        _content(run, data, statement)
-    except _Stop:
-        settle_digest(run)  # a digest that does not match is the report's first failure
-        raise
+    _content(run, data, statement)
     return statement
 
 

@@ -7,10 +7,11 @@ from typing import Any
 
 import sympy
 
-from expmech.spec import DATASET_SIZE, rational_from_text
+from expmech.spec import DATASET_SIZE, Multiset, rational_from_text
 
 from ..prover._sensitivity import Witness
 from ._inputs import decode_output as _output
+from ._inputs import decode_dataset
 from ._inputs import decode_value as _decode
 
 __all__ = ["recorded_pair"]
@@ -23,11 +24,12 @@ def recorded_pair(claim: dict[str, Any], key: str) -> Witness | None:
     if not pair:
         return None
     claimed = claim.get("claimed") if key == "counterexample" else None
+    first, second = decode_dataset(pair["dataset1"]), decode_dataset(pair["dataset2"])
     return Witness(
-        tuple(_decode(pair["dataset1"])),
-        tuple(_decode(pair["dataset2"])),
+        first if isinstance(first, Multiset) else tuple(first),
+        second if isinstance(second, Multiset) else tuple(second),
         _output(pair["output"]),
         rational_from_text(pair["difference"], name="difference") if isinstance(pair["difference"], str) else Fraction(pair["difference"]),
-        int(pair["size"]),
+        int(_decode(pair["size"])),
         claimed=None if claimed is None else sympy.sympify(claimed, locals={"n": DATASET_SIZE}),
     )

@@ -19,7 +19,7 @@ from typing import Any
 from expmech.spec import LogLikelihood, Neighbours, rational_text
 from expmech.spec.internal import expression_to_json
 
-from ..kernel import term_text
+from ..prover._text import term_text
 from ._inputs import CertificateInputs, FiniteRange
 
 __all__ = ["CONCLUSIONS", "attach_conclusion", "attach_privacy", "attach_truthfulness", "attach_zcdp", "binding_problem", "positive_outputs"]

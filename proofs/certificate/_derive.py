@@ -40,13 +40,14 @@ from typing import Any
 import sympy
 
 from expmech.impl import ExponentialMechanism
-from expmech.spec import DATASET_SIZE, LogLikelihood, Neighbours, derive_epsilon, rational_text
+from expmech.spec import DATASET_SIZE, LogLikelihood, Multiset, Neighbours, derive_epsilon, rational_text
 
 from .._outcome import Status
 from ..prover import MonotonicityResult, SensitivityResult, Witness, prove_monotone, prove_sensitivity
 from ._accounting_claims import bounded_range_claims
 from ._claim_derivation import attach_derivation
 from ._conclusion_derivations import attach_privacy, attach_truthfulness
+from ._finalise import finalise
 from ._inputs import CertificateInputs, FiniteRange, encode_value
 from ._posterior import derive_posterior
 from ._replay import SolverLog, solver_log
@@ -98,11 +99,11 @@ def _witness(w: Witness | None) -> dict[str, Any] | None:
     if w is None:
         return None
     return {
-        "dataset1": encode_value(list(w.dataset1)),
-        "dataset2": encode_value(list(w.dataset2)),
+        "dataset1": encode_value(w.dataset1 if isinstance(w.dataset1, Multiset) else list(w.dataset1)),
+        "dataset2": encode_value(w.dataset2 if isinstance(w.dataset2, Multiset) else list(w.dataset2)),
         "output": encode_value(w.output),
         "difference": rational_text(w.difference),
-        "size": w.size,
+        "size": encode_value(w.size),
     }
 
 
@@ -157,8 +158,7 @@ def epsilon_at(epsilon: sympy.Expr, size: int) -> Fraction:
     return Fraction(int(value.p), int(value.q))
 
 
-#: Given the conformance check's pairs, their privacy losses computed elsewhere (by this code, in a second process of
-#: ``check``: :mod:`._ahead`), or None to compute them here.
+#: Given the conformance check's pairs, their privacy losses computed elsewhere (by this code), or None to compute them here.
 Losses = Callable[[list[tuple[list[Any], list[Any]]]], "list[Any] | None"]
 
 
@@ -232,6 +232,7 @@ def derive(inputs: CertificateInputs, *, replay: list[dict[str, Any]] | None = N
         derivation = _derive(inputs, log, losses)
     log.finish()
     derivation.statement["predicate"]["solver_calls"] = log.calls
+    finalise(derivation.statement, inputs.quality, rlimit=inputs.budget.rlimit)
     return dataclasses.replace(derivation, problem=log.problem)
 
 

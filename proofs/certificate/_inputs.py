@@ -28,6 +28,7 @@ import sympy
 from expmech.impl import DigitalGoodsAuction, ExponentialMechanism
 from expmech.impl.internal import check_base_measure, check_outputs
 from expmech.spec import (
+    Multiset,
     DATASET_SIZE,
     BaseMeasure,
     BetaPrior,
@@ -57,6 +58,7 @@ from ._canonical import integer_rows, safe_integer_rows, safe_integers
 __all__ = [
     "POSTERIOR_WEIGHT",
     "QUALITY_KINDS",
+    "quality_block",
     "RANGE_KINDS",
     "CertificateInputs",
     "FiniteRange",
@@ -65,6 +67,7 @@ __all__ = [
     "ProverBudget",
     "Range",
     "auction_to_json",
+    "decode_dataset",
     "decode_value",
     "encode_value",
     "inputs_from_json",
@@ -77,13 +80,34 @@ POSTERIOR_WEIGHT = "pi(theta) * L(d, theta)**epsilon0, L(d, theta) = prod over r
 Quality: TypeAlias = QualityFunction | LogLikelihood
 
 #: Quality kinds a certificate may hold, by ``quality.kind`` (absent: the spec language); anything else is refused.
-QUALITY_KINDS: dict[str, Callable[[Any], Quality]] = {"spec-language": quality_from_json, "log-likelihood": likelihood_from_json}
+QUALITY_KINDS: dict[str, Callable[[Any], Quality]] = {
+    "quality": lambda data: quality_from_json(data, check_sha256=False),
+    "log-likelihood": lambda data: likelihood_from_json(data, check_sha256=False),
+}
+
+
+def quality_block(quality: Quality) -> dict[str, Any]:
+    """The certificate's ``quality``: kind, name, schema, outputs, the expression tree, and the verifier's ``text`` and
+    ``sha256`` of it (:func:`expmech.proofs.checker.quality_digest`), which the verifier recomputes."""
+    from ..checker import Reader, quality_digest, render
+
+    data = likelihood_to_json(quality) if isinstance(quality, LogLikelihood) else {"kind": "quality", **quality_to_json(quality)}
+    data.pop("canonical_text", None)
+    reader = Reader({name for name, _ in data["schema"] + data["outputs"]}, max_nodes=10**7)
+    data["text"] = render(reader.read(data["expression"]))
+    data["sha256"] = quality_digest(data)
+    return data
 
 
 def encode_value(value: Any) -> Any:
-    """A user-facing value (int, bool, str, Fraction, tuple) as JSON data; Fractions as ``{"rational": "p/q"}``."""
+    """A user-facing value (int, bool, str, Fraction, tuple) as JSON data; Fractions as ``{"rational": "p/q"}``.
+
+    A dataset held by counts (a :class:`~expmech.spec.Multiset`) is ``{"multiset": [[record, count], …]}``.
+    """
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
+    if isinstance(value, Multiset):
+        return {"multiset": [[encode_value(record), encode_value(count)] for record, count in value.items()]}
     if isinstance(value, int):
         return value if abs(value) < 2**53 else {"integer": str(value)}
     if isinstance(value, Fraction):
@@ -113,6 +137,19 @@ def decode_value(value: Any) -> Any:
     if isinstance(value, list):
         return [decode_value(v) for v in value]
     return value
+
+
+def decode_dataset(value: Any) -> Any:
+    """A recorded dataset: a list of records, or — ``{"multiset": [[record, count], …]}`` — a :class:`~expmech.spec.Multiset`.
+
+    (:func:`decode_value` leaves such an object a dict, as the checker of this format reads it.)
+    """
+    if isinstance(value, dict) and set(value) == {"multiset"}:
+        entries = value["multiset"]
+        if not isinstance(entries, list) or not all(isinstance(e, list) and len(e) == 2 for e in entries):
+            raise InvalidArgument("multiset must be a list of [record, count] pairs", parameter="multiset", value=None)
+        return Multiset([(decode_value(record), decode_value(count)) for record, count in entries])
+    return decode_value(value)
 
 
 def decode_output(value: Any) -> Hashable:
@@ -304,10 +341,10 @@ class SetRange:
         return type(self.domain).__name__
 
     def to_json(self) -> dict[str, Any]:
-        """``{"kind": …, "lo": "p/q" | null, "hi": "p/q" | null, "base_measure": {measure}}``."""
-        lo, hi = self.domain.bounds()
-        side = lambda v: None if v is None else rational_text(v)  # noqa: E731
-        return {"kind": self.kind, "lo": side(lo), "hi": side(hi), "base_measure": measure_to_json(self.measure)}
+        """``{"kind": …, "lo", "hi", "base_measure": {measure}}``: the ends as the output domain writes them (``"p/q"``; an IntRange's integers)."""
+        from expmech.spec.internal import domain_to_json
+
+        return {**domain_to_json(self.domain), "base_measure": measure_to_json(self.measure)}
 
     def weight(self, quality: Quality) -> str:
         """``mu(r) * exp(epsilon0 * q(d, r))``, μ a density or a weight per integer."""
@@ -332,9 +369,11 @@ class SetRange:
         """Rebuild from a certificate: the range's bounds and measure, validated for the quality."""
         from expmech.impl.internal import resolve_range
 
-        from ._ranges import range_from_json
+        from expmech.spec.internal import domain_from_json
 
-        domain = range_from_json({key: data[key] for key in ("kind", "lo", "hi")})
+        if not isinstance(data, dict) or data.get("kind") not in ("RationalRange", "IntRange"):
+            raise InvalidArgument(f"mechanism.range={describe(data)} must be a RationalRange or IntRange object", parameter="mechanism.range", value=data)
+        domain = domain_from_json({key: data[key] for key in ("kind", "lo", "hi")})
         measure = measure_from_json(data["base_measure"])
         resolve_range(quality, domain, measure)
         return SetRange(domain, measure)
@@ -451,9 +490,8 @@ def _auction_from_json(data: Any) -> DigitalGoodsAuction | None:
 
 def inputs_to_json(inputs: CertificateInputs) -> dict[str, Any]:
     """The ``quality``, ``mechanism`` and ``options`` members of a certificate's predicate."""
-    quality = likelihood_to_json(inputs.quality) if isinstance(inputs.quality, LogLikelihood) else quality_to_json(inputs.quality)
     return {
-        "quality": quality,
+        "quality": quality_block(inputs.quality),
         "mechanism": {
             "epsilon0": rational_text(inputs.epsilon0),
             "neighbours": inputs.neighbours.value,
@@ -480,7 +518,7 @@ def inputs_from_json(predicate: dict[str, Any]) -> CertificateInputs:
     its canonical text and sha256 are re-rendered; the range is read by the
     class :data:`RANGE_KINDS` names for its kind.
     """
-    kind = predicate["quality"].get("kind", "spec-language")
+    kind = predicate["quality"].get("kind")
     reader = QUALITY_KINDS.get(kind) if isinstance(kind, str) else None
     if reader is None:
         raise InvalidArgument(f"quality.kind={describe(kind)} is not a kind this checker knows ({', '.join(QUALITY_KINDS)})", parameter="quality", value=kind)

@@ -77,7 +77,7 @@ def _distance(predicate: dict[str, Any], measure: dict[str, Any], span: dict[str
     """A bound on the integers the exact sums meet: the largest magnitude the certificate names (at least 1)."""
     found = [1]
     found += [abs(b) for b in measure.get("breakpoints", []) if isinstance(b, int) and not isinstance(b, bool)]
-    found += [m for m in (_magnitude(span.get("lo")), _magnitude(span.get("hi"))) if m is not None]
+    found += [m for m in (_magnitude(v) if isinstance(v, str) else _end(v) for v in (span.get("lo"), span.get("hi"))) if m is not None]
     quality: dict[str, Any] = predicate["quality"] if isinstance(predicate.get("quality"), dict) else {}
     for side in ("schema", "outputs"):
         pairs = quality.get(side)

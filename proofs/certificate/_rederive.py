@@ -10,27 +10,22 @@ content-limit and schema checks, so hostile input is refused without them.
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
 import sympy
 
-from expmech.spec import DATASET_SIZE, ExpMechError, InvalidArgument, LogLikelihood, Neighbours, QualityFunction, rational_from_text
+from expmech.spec import DATASET_SIZE, ExpMechError, InvalidArgument, LogLikelihood, Multiset, Neighbours, QualityFunction, rational_from_text
 from expmech.spec.internal import describe
 
 from ..prover._claims import at_least
 from ._build import implementation_sha256
 from ._canonical import canonical_bytes, integer_rows, integers
-from ._run import _PROVENANCE, CheckOutcome, Staged, _Check, _Stop, run_stage
+from ._run import _PROVENANCE, CheckOutcome, _Check, _Stop
 from ._derive import Derivation, Losses, derive, epsilon_at, measure_budget, subject
-from ._inputs import CertificateInputs, decode_output, decode_value, inputs_from_json, inputs_to_json
+from ._inputs import CertificateInputs, decode_dataset, decode_output, decode_value, inputs_from_json, inputs_to_json
 from ._smallmodel import check_small_model
-from ._ahead import Ahead, start_ahead
-from ._digest import digest_stage, settle_digest
-from ._kernel_check import check_kernel
 from ._smt import SolverRun, normalise_smt2, run_cvc5, run_z3, z3_label
 
 __all__ = ["rederive"]
@@ -42,98 +37,23 @@ def rederive(run: _Check, statement: dict[str, Any], bound: sympy.Expr | None) -
     run.status = predicate["status"]
     inputs = _inputs(run, predicate)
     run.passed("inputs", f"quality rebuilt exactly (sha256 {inputs.quality.sha256[:12]}…), range and base measure valid")
-    compare_inputs = functools.partial(_compare_inputs, recorded=statement, inputs=inputs)
-    stages: dict[str, Callable[[_Check], None]] = {"inputs": compare_inputs}
-    pending = run.pending_digest
-    if pending is not None:
-        stages["digest"] = digest_stage(pending)
-    ahead = start_ahead(run, statement, inputs, run.jobs, stages)
-    try:
-        if ahead is None:
-            settle_digest(run)
-            compare_inputs(run)
-        mark, notes = len(run.checks), len(run.notes)
-        try:
-            derivation = _derivation(run, inputs, predicate["solver_calls"], _losses(ahead))
-            _compare(run, statement, derivation.statement)
-            stopped = None
-        except _Stop as stop:
-            stopped = stop
-        if ahead is not None:  # the digest, then the comparison of the inputs come first: a failure there is the report's
-            ahead.work_back(run, statement, inputs, stages, stages_only=stopped is not None)
-            checked = _staged(ahead, "digest") if pending is not None else None
-            staged = _staged(ahead, "inputs") or run_stage(run, compare_inputs)
-            if staged.failed is not None:
-                del run.checks[mark:], run.notes[notes:]
-                run.checks.extend(staged.checks)
-                run.failed, run.outcome = staged.failed, staged.outcome
-                settle_digest(run, checked)  # before it in the report, and first to fail
-                raise _Stop()
-            run.checks[mark:mark] = staged.checks
-            settle_digest(run, checked)
-        if stopped is not None:
-            raise stopped
-        _take(run, ahead, "small model")
-        check_small_model(run, statement, inputs.quality)
-        _take(run, ahead, "kernel")
-        check_kernel(run, statement, inputs, derivation)
-        _take(run, ahead, "solvers")
-        _independent(run, statement, inputs, derivation)
-    finally:
-        if ahead is not None:
-            ahead.cancel()
+    _compare_inputs(run, statement, inputs)
+    derivation = _derivation(run, inputs, predicate["solver_calls"])
+    _compare(run, statement, derivation.statement)
+    check_small_model(run, statement, inputs.quality)
+    _independent(run, statement, inputs, derivation)
     _provenance(run, predicate)
     _verdict(run, predicate, derivation, bound)
 
 
-
-def _losses(ahead: Ahead | None) -> Losses | None:
-    """The conformance losses the second process computed, for the re-derivation (None: it computes them)."""
-    if ahead is None:
-        return None
-
-    def losses(pairs: list[tuple[list[Any], list[Any]]]) -> list[Any] | None:
-        done, result = ahead.take("losses")
-        if not done or not (isinstance(result, tuple) and len(result) == 2 and result[0] == pairs and isinstance(result[1], list)):
-            return None  # not computed there, or for other pairs: computed here
-        return result[1]
-
-    return losses
-
-
-def _staged(ahead: Ahead, task: str) -> Staged | None:
-    """A staged check's records as the second process ran it; None when the parent is to run it."""
-    done, result = ahead.take(task)
-    return result if done and isinstance(result, Staged) else None
-
-
-def _take(run: _Check, ahead: Ahead | None, task: str) -> None:
-    """Put the second process's result of ``task`` where the check that follows reads it (a malformed one is left:
-    the check computes it)."""
-    if ahead is None:
-        return
-    done, result = ahead.take(task)
-    if not done:
-        return
-    if task == "small model":
-        run.ahead_small_model = result
-    elif task == "kernel" and isinstance(result, dict):
-        run.ahead.kernel_verdicts.update(result)
-    elif task == "solvers" and isinstance(result, tuple) and len(result) == 2 and all(isinstance(part, dict) for part in result):
-        run.ahead.z3_runs.update(result[0])
-        run.ahead.cvc5_runs.update(result[1])
-
-
 def _inputs(run: _Check, predicate: dict[str, Any]) -> CertificateInputs:
-    """The inputs rebuilt from the statement; when they cannot be, a pending digest is settled first (its failure is
-    the report's), then the check fails."""
+    """The inputs rebuilt from the statement; the check fails when they cannot be."""
     try:
         return inputs_from_json(predicate)
     except ExpMechError as error:
         problem = str(error)
     except Exception as error:  # noqa: BLE001 - sympy refusing a schema-valid hostile tree is the certificate's fault
         problem = f"the inputs cannot be rebuilt: {type(error).__name__}: {' '.join(str(error).split())[:200]}"
-    settle_digest(run)
     raise run.fail("inputs", problem)
 
 
@@ -249,7 +169,7 @@ def _compare_inputs(run: _Check, recorded: dict[str, Any], inputs: CertificateIn
         if found:
             raise run.fail(section, found)
         run.passed(section, "equals its re-rendering")
-    found = _difference(recorded["subject"], subject(inputs.quality), "subject")
+    found = _difference(recorded["subject"], subject(rendered["quality"]), "subject")
     if found:
         raise run.fail("subject", found)
 
@@ -294,21 +214,29 @@ def _key(record: Any) -> str:
     return json.dumps(record, sort_keys=True, default=str)
 
 
-def _are_neighbours(first: list[Any], second: list[Any], relation: Neighbours) -> bool:
+def _counts(dataset: Any) -> Any:
+    """The records of a dataset (a list, or a Multiset held by counts) by their JSON key, with multiplicity."""
     from collections import Counter
 
-    a, b = Counter(_key(r) for r in first), Counter(_key(r) for r in second)
+    counts: Counter[str] = Counter()
+    for record, count in dataset.items() if isinstance(dataset, Multiset) else ((r, 1) for r in dataset):
+        counts[_key(record)] += count
+    return counts
+
+
+def _are_neighbours(first: Any, second: Any, relation: Neighbours) -> bool:
+    a, b = _counts(first), _counts(second)
     if relation is Neighbours.REPLACE_ONE:
-        return len(first) == len(second) and sum((a - b).values()) <= 1
-    return len(second) == len(first) + 1 and not (a - b) and sum((b - a).values()) == 1
+        return a.total() == b.total() and (a - b).total() <= 1
+    return b.total() == a.total() + 1 and not (a - b) and (b - a).total() == 1
 
 
 def _evaluate(quality: QualityFunction, dataset: list[Any], output: Any) -> Fraction:
     return quality(dataset, output)
 
 
-def _pair(run: _Check, name: str, item: dict[str, Any], inputs: CertificateInputs) -> tuple[list[Any], list[Any], Any, Fraction]:
-    first, second = decode_value(item["dataset1"]), decode_value(item["dataset2"])
+def _pair(run: _Check, name: str, item: dict[str, Any], inputs: CertificateInputs) -> tuple[Any, Any, Any, Fraction]:
+    first, second = decode_dataset(item["dataset1"]), decode_dataset(item["dataset2"])
     if not _are_neighbours(first, second, inputs.neighbours):
         raise run.fail(name, f"the two datasets are not neighbours under {inputs.neighbours.value}")
     output = decode_output(item["output"])
@@ -319,8 +247,9 @@ def _pair(run: _Check, name: str, item: dict[str, Any], inputs: CertificateInput
     recorded = rational_from_text(item["difference"], name="difference")
     if difference != recorded:
         raise run.fail(name, f"re-evaluated |q(D, r) − q(D', r)| = {difference}, recorded {recorded}")
-    if item["size"] != len(first):
-        raise run.fail(name, f"size {item['size']} is not the number of records of the first dataset, {len(first)}")
+    size = first.size if isinstance(first, Multiset) else len(first)
+    if decode_value(item["size"]) != size:
+        raise run.fail(name, f"size {item['size']} is not the number of records of the first dataset, {size}")
     return first, second, output, difference
 
 
@@ -364,7 +293,7 @@ def _language_evidence(run: _Check, claims: dict[str, dict[str, Any]], inputs: C
     n = DATASET_SIZE
     if sensitivity["witness"] is not None:
         *_, difference = _pair(run, "claim sensitivity: witness", sensitivity["witness"], inputs)
-        size = sensitivity["witness"]["size"]
+        size = decode_value(sensitivity["witness"]["size"])
         if sensitivity["tight"] and (result.bound is None or result.bound is sympy.oo or sympy.Rational(result.bound.subs(n, size)) != sympy.Rational(difference.numerator, difference.denominator)):
             raise run.fail("claim sensitivity: witness", f"the witness differs by {difference}, not the bound {sensitivity['bound']} at n={size}")
         run.passed("claim sensitivity: witness", f"re-evaluated: neighbours differing by {difference}")
@@ -372,13 +301,13 @@ def _language_evidence(run: _Check, claims: dict[str, dict[str, Any]], inputs: C
         raise run.fail("claim sensitivity: witness", "tight without a witness")
     if sensitivity["counterexample"] is not None:
         *_, difference = _pair(run, "claim sensitivity: counterexample", sensitivity["counterexample"], inputs)
-        size = sensitivity["counterexample"]["size"]
+        size = decode_value(sensitivity["counterexample"]["size"])
         if result.claimed is None or not sympy.Rational(difference.numerator, difference.denominator) > result.claimed.subs(n, size):
             raise run.fail("claim sensitivity: counterexample", f"the difference {difference} does not exceed the claim {sensitivity['claimed']} at n={size}")
         run.passed("claim sensitivity: counterexample", f"re-evaluated: {difference} > the claim")
     monotone = claims["monotonicity"]["counterexample"]
     if monotone is not None:
-        first, second = decode_value(monotone["dataset1"]), decode_value(monotone["dataset2"])
+        first, second = decode_dataset(monotone["dataset1"]), decode_dataset(monotone["dataset2"])
         up, down = decode_output(monotone["rises_at"]), decode_output(monotone["falls_at"])
         q = inputs.quality
         try:
@@ -427,7 +356,7 @@ def _solvers(run: _Check, statement: dict[str, Any], inputs: CertificateInputs) 
             recorded = query["result"]
             if "z3" in run.solvers:
                 key = (text, budget, timeout)
-                z3_run = run.ahead.z3_runs.get(key) or run.z3_runs.get(key)
+                z3_run = run.z3_runs.get(key)
                 if z3_run is None:
                     z3_run = run.z3_runs[key] = run_z3(text, rlimit=budget, timeout_ms=timeout)
                 if recorded != "unknown" and z3_run.answer != recorded:
@@ -451,8 +380,6 @@ def _solvers(run: _Check, statement: dict[str, Any], inputs: CertificateInputs) 
 
 def _cvc5(run: _Check, text: str, timeout: int) -> SolverRun | None:
     key = (text, timeout)
-    if key in run.ahead.cvc5_runs:
-        return run.ahead.cvc5_runs[key]
     if run.cache is not None and key in run.cache.cvc5_runs:
         return run.cache.cvc5_runs[key]
     result = run_cvc5(text, timeout_ms=timeout)

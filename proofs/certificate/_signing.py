@@ -27,9 +27,12 @@ from typing import Any
 from expmech.spec import InvalidArgument, InvalidType
 from expmech.spec.internal import describe
 
+from .._inputlimits import InputRefused, read_limited_bytes
+
 __all__ = ["PAYLOAD_TYPE", "envelope_payload", "load_signing_key", "load_trusted_key", "sign_statement", "verify_envelope"]
 
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
+MAX_KEY_BYTES = 65536  # a PEM key is a few hundred bytes; a larger file is refused before it is read
 
 
 def _library() -> Any:
@@ -48,12 +51,15 @@ def _read_pem(path: Any, what: str) -> bytes:
     if not isinstance(path, str | Path):
         raise InvalidType(f"{what}={describe(path)} must be a path to a PEM file", parameter=what, value=path)
     try:
-        data = Path(path).read_bytes()
-    except OSError as error:
-        raise InvalidArgument(f"{what}={str(path)!r} cannot be read: {error.strerror or error}", parameter=what, value=str(path)) from None
-    if len(data) > 65536:
-        raise InvalidArgument(f"{what}={str(path)!r} is too large to be a PEM key", parameter=what, value=str(path))
-    return data
+        return read_limited_bytes(path, max_bytes=MAX_KEY_BYTES, what=what)
+    except InputRefused as error:
+        if error.parameter == "max_bytes":
+            raise InvalidArgument(
+                f"{what}={str(path)!r} has {error.value:,} bytes, more than {MAX_KEY_BYTES:,}: too large to be a PEM key (not read)",
+                parameter=what,
+                value=str(path),
+            ) from None
+        raise InvalidArgument(f"{what}={str(path)!r} cannot be read: {error}", parameter=what, value=str(path)) from None
 
 
 def load_signing_key(path: Any) -> Any:

@@ -42,14 +42,9 @@ def _contradicted_range(statement: dict[str, Any]) -> None:
 
 
 def check_small_model(run: _Check, statement: dict[str, Any], quality: Any) -> None:
-    """The small-model check inside ``check``, recorded in ``run`` (raises its stop on a failure); its report, or the
-    error it raised, is read from ``run.ahead_small_model`` when it was computed ahead (see :mod:`._ahead`)."""
+    """The small-model check inside ``check --reproduce``, recorded in ``run`` (raises its stop on a failure)."""
     try:
-        report = run.ahead_small_model
-        if isinstance(report, BaseException):
-            raise report
-        if not isinstance(report, SmallModelReport):
-            report = small_model_check(statement["predicate"], quality, max_evaluations=run.limits.max_small_model_evaluations)
+        report = small_model_check(statement["predicate"], quality, max_evaluations=run.limits.max_small_model_evaluations)
     except SmallModelBudget as error:
         raise run.fail("small-model check", str(error), CheckOutcome.REFUSED) from None
     except InternalInconsistency as error:

@@ -31,6 +31,8 @@ import z3
 
 from expmech.spec import InvalidArgument
 
+from .._interrupts import reraise_interrupt
+
 __all__ = ["SolverRun", "cvc5_version", "normalise_smt2", "run_cvc5", "run_z3", "z3_label"]
 
 _COMMANDS = ("set-logic", "declare-fun", "declare-const", "assert", "check-sat")
@@ -308,6 +310,7 @@ def run_z3(text: str, *, rlimit: int, timeout_ms: int) -> SolverRun:
     statistics = solver.statistics()
     used = int(statistics.get_key_value("rlimit count")) if "rlimit count" in statistics.keys() else None
     reason = solver.reason_unknown() if answer == z3.unknown else ""
+    reraise_interrupt(reason)
     return SolverRun(str(answer), reason, used)
 
 

@@ -91,9 +91,9 @@ def random_record(quality: QualityFunction | LogLikelihood, rng: random.Random) 
     return record[items[0][0]] if len(items) == 1 else record
 
 
-def subject(quality: QualityFunction | LogLikelihood) -> list[dict[str, Any]]:
-    """The in-toto subject: the quality function, named, with its sha256."""
-    return [{"name": f"quality:{quality.name or 'unnamed'}", "digest": {"sha256": quality.sha256}}]
+def subject(quality: dict[str, Any]) -> list[dict[str, Any]]:
+    """The in-toto subject: the certificate's quality block, named, with its sha256."""
+    return [{"name": f"quality:{quality['name'] or 'unnamed'}", "digest": {"sha256": quality["sha256"]}}]
 
 
 def assemble(inputs: CertificateInputs, claims: list[dict[str, Any]], status: Status, epsilon_text: str | None, notes: list[str]) -> dict[str, Any]:
@@ -107,4 +107,4 @@ def assemble(inputs: CertificateInputs, claims: list[dict[str, Any]], status: St
         "claims": claims,
         "notes": notes,
     }
-    return {"_type": STATEMENT_TYPE, "subject": subject(inputs.quality), "predicateType": PREDICATE_TYPE, "predicate": predicate}
+    return {"_type": STATEMENT_TYPE, "subject": subject(predicate["quality"]), "predicateType": PREDICATE_TYPE, "predicate": predicate}

@@ -11,19 +11,20 @@ from typing import Any
 
 __all__ = ["PREDICATE_TYPE", "SCHEMA_VERSION", "older_format"]
 
-#: Version 3: every PROVED claim with kernel rules carries its ``derivation`` (checked by the proof kernel).
-SCHEMA_VERSION = "3"
+#: Version 4: the quality's text and sha256 are the verifier's own, and every derivation records a proof of each side
+#: condition its rules leave (``obligations``), checked by the verifier of :mod:`expmech.proofs.checker`.
+SCHEMA_VERSION = "4"
 PREDICATE_TYPE = f"urn:expmech:dp-certificate:v{SCHEMA_VERSION}"
-_OLDER = {"1", "2"}
+_OLDER = {"1", "2", "3"}
 
 
 def older_format(statement: Any) -> str | None:
     """Why ``statement`` is refused as a certificate of an older format (None when it claims no older one).
 
     A statement whose ``predicate.schema_version`` or ``predicateType`` names
-    version 1 or 2 was written before certificates carried derivations; no
-    checker of this version can establish its claims the way it does for
-    version 3, so it is refused with the remedy: certify the mechanism again.
+    version 1, 2 or 3 was written before certificates carried proofs of their
+    side conditions; the verifier of this version decides from those proofs, so
+    it is refused with the remedy: certify the mechanism again.
     """
     if not isinstance(statement, dict):
         return None
@@ -37,6 +38,6 @@ def older_format(statement: Any) -> str | None:
         return None
     return (
         f"schema_version={older!r}: this certificate is in format {older}, written by an earlier expmech, before claims "
-        f"carried derivations for the proof kernel; this checker reads format {SCHEMA_VERSION} only. Re-certify the mechanism "
+        f"carried proofs of their side conditions for the verifier; this checker reads format {SCHEMA_VERSION} only. Re-certify the mechanism "
         f"(expmech certify TARGET -o DIR, or expmech.proofs.certify) and check the new certificate"
     )

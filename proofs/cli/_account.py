@@ -24,26 +24,42 @@ import argparse
 import decimal
 import json
 import sys
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from expmech.spec import ExpMechError, InvalidArgument
 
-__all__ = ["COMPOSITION_KIND", "add_account_parser", "check_composition", "check_composition_file", "compose", "run_account"]
+from ._argtypes import bounded_int
 
-#: A file larger than this is never read as a composition certificate (check's own limits apply to it).
-MAX_COMPOSITION_BYTES = 64 << 20
+__all__ = ["COMPOSITION_KIND", "add_account_parser", "check_composition", "check_composition_file", "compose", "run_account"]
 
 COMPOSITION_KIND = "expmech-composition"
 COMPOSITION_VERSION = "1"
 
 
+def _repeated_int(flag: str, low: int, high: int | None = None) -> Callable[[str], int]:
+    """:func:`bounded_int` for a flag that repeats (``action="append"``): a list such as ``2,3`` is refused with how
+    to write it (``--times 2 --times 3``), since the flag takes one value each time."""
+    one = bounded_int(low, high)
+
+    def parse(text: str) -> int:
+        parts = [part.strip() for part in text.replace(";", ",").split(",")]
+        if len(parts) > 1 or (len(text.split()) > 1):
+            values = [part for chunk in parts for part in chunk.split() if part]
+            repeated = " ".join(f"{flag} {value}" for value in values[:4]) + (" …" if len(values) > 4 else "")
+            raise argparse.ArgumentTypeError(f"{text!r} is a list, but the flag takes one value and repeats: {repeated}")
+        return one(text)
+
+    parse.__name__ = "integer"
+    return parse
+
+
 def _rational(text: str, flag: str) -> Fraction:
-    try:
-        return Fraction(text.strip())
-    except (ValueError, ZeroDivisionError):
-        raise InvalidArgument(f"{flag}={text!r} must be a rational (p/q or a decimal)", parameter=flag, value=text) from None
+    from ._values import parse_rational
+
+    return parse_rational(text, name=flag, where="", max_digits=None)  # a δ may be 1/10^400; text past 4300 digits is refused
 
 
 def _text(value: Fraction) -> str:
@@ -199,10 +215,13 @@ def _load(path: str) -> dict[str, Any]:
 
     A limit exceeded raises :class:`CertificateRefused` naming it (exit 2), as ``expmech check`` refuses it.
     """
+    from .._inputlimits import check_json_depth
     from ..certificate._limits import CertificateLimits, parse_json, read_limited
 
     limits = CertificateLimits()
-    data = parse_json(read_limited(Path(path), limits), limits)
+    raw = read_limited(Path(path), limits)
+    check_json_depth(raw, max_depth=limits.max_depth, what=f"certificate {path!r}")
+    data = parse_json(raw, limits)
     if not isinstance(data, dict):
         raise InvalidArgument(f"certificate {path!r} is not a JSON object", parameter="certificate", value=path)
     return data
@@ -263,7 +282,10 @@ def run_account(args: argparse.Namespace) -> int:
             "components": [{"digest": c["digest"], "times": k, "certificate": _load(p)} for c, k, p in zip(components, times, args.certificates)],
             "result": answer,
         }
-        Path(args.output).write_text(json.dumps({"composition": body, "digest": {"algorithm": "sha256", "value": sha256_hex(body)}}, indent=1) + "\n", encoding="utf-8")
+        from .._files import write_atomically
+
+        text = json.dumps({"composition": body, "digest": {"algorithm": "sha256", "value": sha256_hex(body)}}, indent=1) + "\n"
+        write_atomically(Path(args.output), text)
     print(json.dumps(answer, indent=1) if args.format == "json" else _render_text(answer))
     return 0
 
@@ -302,22 +324,24 @@ def check_composition(data: dict[str, Any]) -> tuple[int, str]:
     return 0, f"composition re-derived: {'δ' if isinstance(fresh['delta'], dict) else 'ε'} <= {shown['upper']}"
 
 
-def check_composition_file(path: str) -> tuple[int, str] | None:
+def check_composition_file(path: str, *, max_bytes: int | None = None) -> tuple[int, str] | None:
     """``check_composition`` of the file at ``path`` if it is a composition certificate; None if it is not one.
 
-    The file is parsed under check's input limits (with ``max_bytes`` raised to :data:`MAX_COMPOSITION_BYTES`), and only
-    when its bytes hold the key ``"composition"`` or a ``\\u`` escape that could spell it.
+    The file is measured before it is read: over ``max_bytes`` (default: check's, 1 MiB; ``expmech check
+    --max-bytes`` raises it for a composition as for a certificate) it is not read here at all, and
+    ``check_certificate`` refuses it by that same limit.  Its nesting is bounded before it is parsed, and it is
+    parsed under check's input limits only when its bytes hold the key ``"composition"`` or a ``\\u`` escape
+    that could spell it.
     """
-    from ..certificate._limits import CertificateLimits, parse_json, read_limited
+    from .._inputlimits import check_json_depth, read_limited_bytes
+    from ..certificate._limits import CertificateLimits, parse_json
 
+    limits = CertificateLimits() if max_bytes is None else CertificateLimits(max_bytes=max_bytes)
     try:
-        file = Path(path)
-        if not file.is_file() or file.stat().st_size > MAX_COMPOSITION_BYTES:
-            return None
-        limits = CertificateLimits(max_bytes=MAX_COMPOSITION_BYTES)
-        raw = read_limited(file, limits)
+        raw = read_limited_bytes(path, max_bytes=limits.max_bytes, what="composition certificate")
         if b'"composition"' not in raw and b"\\u" not in raw:
-            return None  # no such key, even escaped: not a composition, and a large certificate is parsed once, by check
+            return None  # no such key, even escaped: not a composition, and a certificate is parsed once, by check
+        check_json_depth(raw, max_depth=limits.max_depth, what="composition certificate")
         data = parse_json(raw, limits)
     except (OSError, ExpMechError):  # not a composition, or past a limit: check_certificate refuses it under its own limits
         return None
@@ -333,7 +357,11 @@ def add_account_parser(commands: Any) -> None:
     """Register ``expmech account`` on the subcommand parsers."""
     account = commands.add_parser("account", help="compose certified mechanisms: (ε, δ) as an exact enclosure")
     account.add_argument("certificates", nargs="+", metavar="CERT", help="certificates (.cert.json) of the mechanisms composed, each re-checked first")
-    account.add_argument("--times", type=int, action="append", required=True, help="how many times each certificate's mechanism runs (once for all, or once per certificate)")
+    account.add_argument(
+        "--times", type=_repeated_int("--times", 1), action="append", required=True, metavar="K",
+        help="how many times each certificate's mechanism runs: once for all certificates, or repeated once per certificate "
+        "in their order (--times 2 --times 3 for two certificates)",
+    )
     which = account.add_mutually_exclusive_group(required=True)
     which.add_argument("--epsilon", default=None, help="report δ(ε) at this ε > 0 (p/q or a decimal)")
     which.add_argument("--delta", default=None, help="report ε(δ) at this δ in (0, 1)")

@@ -126,19 +126,19 @@ def _cluster(args: argparse.Namespace, cases: int) -> str:
 def run_audit(args: argparse.Namespace) -> int:
     """Run ``expmech audit`` for parsed ``args``; return the exit code."""
     from ..audit import SamplerError, render_html, render_json, render_text, run_campaign, verdict_line
+    from .._files import write_atomically
     from ._progress import Progress
 
+    from ._values import parse_rational
+
     try:
-        alpha = Fraction(args.alpha)
-        if not 0 < alpha < 1:
-            raise ValueError(alpha)
-    except (ValueError, ZeroDivisionError):
-        print(f"expmech audit: --alpha={args.alpha!r} must be a rational p/q in (0, 1)", file=sys.stderr)
+        alpha = parse_rational(args.alpha, name="--alpha", where="")
+        detectable = parse_rational(args.detectable, name="--detectable", where="")
+    except ExpMechError as error:
+        print(f"expmech audit: {error}", file=sys.stderr)
         return 2
-    try:
-        detectable = Fraction(args.detectable)
-    except (ValueError, ZeroDivisionError):
-        print(f"expmech audit: --detectable={args.detectable!r} must be a rational p/q in (0, 1/2)", file=sys.stderr)
+    if not 0 < alpha < 1:
+        print(f"expmech audit: --alpha={args.alpha!r} must be a rational p/q in (0, 1)", file=sys.stderr)
         return 2
     if not 0 < detectable < Fraction(1, 2):
         print(f"expmech audit: --detectable={args.detectable!r} must be a TV distance in (0, 1/2)", file=sys.stderr)
@@ -153,11 +153,12 @@ def run_audit(args: argparse.Namespace) -> int:
             "privacy_draws": args.privacy_draws,
             "power_replicates": args.power_replicates,
         }
-        with Progress(len(cases), "audit") as progress:
+        with Progress(len(cases), "audit", noun="cases") as progress:
 
             def finished(index: int, result: AuditResult) -> None:
                 progress.step(cases[index].name)
-                print(verdict_line(result), file=sys.stderr)
+                progress.finish()
+                progress.print(verdict_line(result), file=sys.stderr)
 
             results = run_campaign(
                 cases, options=options, seed=args.seed, cluster=cluster, scheduler=args.scheduler,
@@ -172,7 +173,7 @@ def run_audit(args: argparse.Namespace) -> int:
     renderers = {"text": render_text, "json": render_json, "html": render_html}
     report = renderers[args.format](results)
     if args.output:
-        Path(args.output).write_text(report, encoding="utf-8")
+        write_atomically(Path(args.output), report)
         print(f"expmech audit: report written to {args.output}", file=sys.stderr)
     else:
         print(report)

@@ -5,6 +5,10 @@ default limits (a (5, 4) release: 6 MB, 52,360 outputs, an expression of
 10⁵ nodes); :func:`check_flags` names the flags that admit exactly that file
 (its size, its outputs, its expression's nodes) and any limit the user raised
 for the run itself (``--limit``), so the printed command checks it as written.
+The plain ``expmech check`` reads only the verifier's input limits
+(:data:`expmech.proofs.checker.LIMIT_NAMES`); a limit of the re-derivation
+(``max_small_model_evaluations``, ``max_pairs``, …) is repeated only in the
+``--reproduce`` command, which refuses nothing the plain one admits.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..certificate._limits import CertificateLimits
+from ..checker import LIMIT_NAMES
 
 __all__ = ["check_flags"]
 
@@ -29,12 +34,13 @@ def _nodes(tree: Any) -> int:
     return count
 
 
-def check_flags(text: str, statement: dict[str, Any], raised: dict[str, int]) -> list[str]:
+def check_flags(text: str, statement: dict[str, Any], raised: dict[str, int], *, reproduce: bool = False) -> list[str]:
     """Flags of ``expmech check`` admitting the certificate file ``text`` (whose statement is ``statement``): ``--max-bytes``
-    and ``--limit`` for the defaults it exceeds, and ``--limit`` for every limit in ``raised`` (the run's own)."""
+    and ``--limit`` for the defaults it exceeds, and ``--limit`` for every limit in ``raised`` (the run's own) that the
+    command reads: every one with ``reproduce`` (``expmech check --reproduce``), the verifier's input limits without."""
     defaults = CertificateLimits()
     predicate = statement["predicate"]
-    needed = dict(raised)
+    needed = {name: value for name, value in raised.items() if reproduce or name in LIMIT_NAMES}
     size = len(text.encode("utf-8"))
     outputs = predicate["mechanism"]["range"].get("outputs")
     for name, value in (

@@ -24,11 +24,14 @@ from typing import Any
 
 import jsonschema
 
+from .._inputlimits import InputRefused, check_file_size
 from ._values import UsageError, shown
 
 __all__ = ["Config", "ConfigEntry", "find_pyproject", "read_config", "schema"]
 
 TABLE = "expmech"
+#: A pyproject.toml larger than this is refused before it is read (the largest on PyPI are a few hundred KB).
+MAX_CONFIG_BYTES = 4 << 20
 
 
 @lru_cache(maxsize=1)
@@ -86,6 +89,15 @@ def read_config(path: Path, *, cwd: Path | None = None) -> Config:
     display = _display_path(path, cwd or Path.cwd())
     if path.is_dir():
         raise UsageError(f"{display}: is a directory, not a pyproject.toml", parameter="target", value=display)
+    try:
+        check_file_size(path, max_bytes=MAX_CONFIG_BYTES, what=display)
+    except InputRefused as error:
+        if error.parameter == "max_bytes":
+            raise UsageError(
+                f"{display}: has {error.value:,} bytes, more than {MAX_CONFIG_BYTES:,}: too large for a pyproject.toml, not read",
+                parameter="target",
+                value=display,
+            ) from None  # anything else (missing, unreadable) is said below, as it was
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -21,11 +21,27 @@ from .._outcome import Status
 from ..certificate._claims import recorded_pair
 from ._verify import Verdict, exit_code
 
-__all__ = ["render"]
+__all__ = ["render", "summary_line", "verdict_lines"]
 
 
 def _last_line(error: str | None) -> str:
     return error.strip().splitlines()[-1] if error and error.strip() else ""
+
+
+def verdict_lines(verdict: Verdict) -> list[str]:
+    """The text lines of one verdict, as ``expmech verify`` prints them the moment it is decided."""
+    return _lines(verdict)
+
+
+def summary_line(verdicts: list[Verdict]) -> str:
+    """The last line of the text report: the count of each status and the exit code."""
+    counts: dict[str, int] = {}
+    for v in verdicts:
+        key = "ERROR" if v.status is None else str(v.status)
+        counts[key] = counts.get(key, 0) + 1
+    expected = sum(1 for v in verdicts if v.as_expected)
+    also = f" ({expected} as expected)" if expected else ""
+    return ", ".join(f"{count} {key}" for key, count in sorted(counts.items())) + also + f" — exit code {exit_code(verdicts)}"
 
 
 def _lines(verdict: Verdict) -> list[str]:
@@ -42,6 +58,11 @@ def _lines(verdict: Verdict) -> list[str]:
         lines = [head + f"ε = {verdict.certificate.epsilon}  (Δq = {relation}, {tight}; {target.neighbours.value}, ε₀ = {readable(target.epsilon)})"]
     else:
         lines = [head + f"no ε-DP claim: {sensitivity.get('reason', '')}"]
+    if target.expected is not None:
+        lines.append(f"         {'as expected' if verdict.as_expected else 'NOT as expected'}: recorded as {target.expected}")
+    traced = (verdict.certificate.statement["predicate"]["quality"].get("trace") if verdict.certificate is not None else None)
+    if traced:
+        lines.append(f"         traced from Python: the claims are about {traced['expression']} (equal to the function on {traced['datasets_tested']} datasets)")
     truthfulness = verdict.claim("truthfulness")
     if truthfulness is not None:
         approx = Fraction(truthfulness["utility_bound"]) * Fraction(math.expm1(float(Fraction(truthfulness["epsilon"]))))
@@ -56,11 +77,7 @@ def _lines(verdict: Verdict) -> list[str]:
 
 def _text(verdicts: list[Verdict]) -> str:
     lines = [line for v in verdicts for line in _lines(v)]
-    counts: dict[str, int] = {}
-    for v in verdicts:
-        key = "ERROR" if v.status is None else str(v.status)
-        counts[key] = counts.get(key, 0) + 1
-    lines.append(", ".join(f"{count} {key}" for key, count in sorted(counts.items())) + f" — exit code {exit_code(verdicts)}")
+    lines.append(summary_line(verdicts))
     return "\n".join(lines)
 
 
@@ -84,6 +101,8 @@ def _json(verdicts: list[Verdict]) -> str:
                 "counterexample": sensitivity.get("counterexample"),
                 "reason": sensitivity.get("reason") if v.error is None else _last_line(v.error),
                 "digest": None if v.certificate is None else v.certificate.digest,
+                "expected": None if v.target.expected is None else str(v.target.expected),
+                "as_expected": v.as_expected if v.target.expected is not None else None,
             }
         )
     return json.dumps({"exit_code": exit_code(verdicts), "mechanisms": items}, indent=2, ensure_ascii=False)
@@ -93,6 +112,7 @@ _RULES = [
     ("expmech/refuted", "A claimed sensitivity or ε-DP guarantee is violated by a concrete counterexample"),
     ("expmech/inconclusive", "No proof and no counterexample: no ε-DP claim is made"),
     ("expmech/proved", "ε-differential privacy proved"),
+    ("expmech/as-expected", "The verdict the mechanism is recorded with (e.g. a published claim known to be wrong, refuted)"),
     ("expmech/usage-error", "The mechanism cannot be verified as configured"),
     ("expmech/internal-error", "The verifier failed on this mechanism"),
 ]
@@ -105,6 +125,10 @@ def _rule(verdict: Verdict) -> tuple[str, str]:
         return ("expmech/usage-error", "error") if verdict.failure == "usage" else (
             ("expmech/inconclusive", "warning") if verdict.failure == "inconclusive" else ("expmech/internal-error", "error")
         )
+    if verdict.as_expected and status is not Status.PROVED:
+        return "expmech/as-expected", "note"
+    if verdict.unexpected and status is not Status.REFUTED:
+        return "expmech/refuted", "error"
     if status is Status.REFUTED:
         return "expmech/refuted", "error"
     if status is Status.PROVED:
@@ -136,7 +160,7 @@ def _sarif(verdicts: list[Verdict], version: str) -> str:
                 "ruleId": rule,
                 "ruleIndex": index[rule],
                 "level": level,
-                "kind": "pass" if v.status is Status.PROVED else "fail",
+                "kind": "pass" if v.status is Status.PROVED or v.as_expected else "fail",
                 "message": {"text": " ".join(text.split())},
                 "locations": [_location(v)],
             }
@@ -163,9 +187,9 @@ def _sarif(verdicts: list[Verdict], version: str) -> str:
 
 
 def _junit(verdicts: list[Verdict]) -> str:
-    failures = sum(1 for v in verdicts if v.status is Status.REFUTED)
+    failures = sum(1 for v in verdicts if (v.status is Status.REFUTED and not v.as_expected) or v.unexpected)
     errors = sum(1 for v in verdicts if v.status is None)
-    skipped = sum(1 for v in verdicts if v.status is not None and v.status not in (Status.PROVED, Status.REFUTED))
+    skipped = sum(1 for v in verdicts if v.status is not None and not v.as_expected and not v.unexpected and v.status not in (Status.PROVED, Status.REFUTED))
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<testsuites><testsuite name="expmech verify" tests="{len(verdicts)}" failures="{failures}" errors="{errors}" skipped="{skipped}">',
@@ -177,8 +201,10 @@ def _junit(verdicts: list[Verdict]) -> str:
         )
         lines.append(f"  <testcase classname={quoteattr(target.group)} name={quoteattr(target.name)}{where}>")
         text = escape("\n".join(_lines(v)))
-        if v.status is Status.REFUTED:
-            lines.append(f"    <failure message={quoteattr('REFUTED')}>{text}</failure>")
+        if v.as_expected:
+            lines.append(f"    <system-out>{text}</system-out>")
+        elif v.status is Status.REFUTED or v.unexpected:
+            lines.append(f"    <failure message={quoteattr(str(v.status) if not v.unexpected else f'{v.status}, expected {v.target.expected}')}>{text}</failure>")
         elif v.status is None:
             lines.append(f"    <error message={quoteattr((v.failure or 'internal') + ' error')}>{escape(v.error or '')}</error>")
         elif v.status is not Status.PROVED:

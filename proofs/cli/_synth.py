@@ -37,6 +37,7 @@ from expmech.spec import DATASET_SIZE, derive_epsilon
 from expmech.spec.internal import readable
 
 from ..certificate._build import certify
+from .._inputlimits import InputRefused, read_limited_bytes
 from ..certificate._limits import CertificateLimits, parse_limit
 from ._check_flags import check_flags
 from ._files import check_output_path, write_atomically
@@ -47,6 +48,8 @@ from ._values import UsageError, parse_epsilon, parse_rational
 __all__ = ["SynthOptions", "parse_options", "read_bits", "run_synth"]
 
 PREFIXES = 40
+#: The largest input CSV read by default (``--max-bytes``): about 6 million records of 5 bits.
+DEFAULT_MAX_INPUT_BYTES = 64 << 20
 _INTEGER = re.compile(r"[+-]?\d+")
 
 
@@ -69,6 +72,7 @@ class SynthOptions:
     header: bool
     budget: int
     limits: dict[str, int]
+    max_bytes: int = DEFAULT_MAX_INPUT_BYTES
 
 
 def _unit_interval(text: str, name: str) -> Fraction:
@@ -101,11 +105,11 @@ def parse_options(args: Any) -> SynthOptions:
         raise UsageError(f"--limit={args.limit[0]!r} bounds the certificate's checks: it needs --certificate PATH", parameter="limit", value=args.limit[0])
     return SynthOptions(
         source, args.m, args.k, epsilon, alpha, delta, args.queries, args.seed, args.pairs, args.search_budget,
-        certificate, plot, args.header, args.budget, limits,
+        certificate, plot, args.header, args.budget, limits, getattr(args, "max_bytes", None) or DEFAULT_MAX_INPUT_BYTES,
     )
 
 
-def read_bits(path: Path, k: int | None, *, header: bool = False) -> tuple[list[tuple[int, ...]], int, str | None]:
+def read_bits(path: Path, k: int | None, *, header: bool = False, max_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> tuple[list[tuple[int, ...]], int, str | None]:
     """Bit records from a UTF-8 CSV file, the width k, and the header row if one was skipped.
 
     The first row is a header with ``header=True``, or when it is not numeric
@@ -113,7 +117,11 @@ def read_bits(path: Path, k: int | None, *, header: bool = False) -> tuple[list[
     not all bits is an error, never a header.  Errors name the line and value.
     """
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = read_limited_bytes(path, max_bytes=max_bytes, what="input").decode("utf-8-sig")
+    except InputRefused as error:
+        if error.parameter == "max_bytes":
+            raise UsageError(f"input={str(path)!r} has {error.value:,} bytes, more than --max-bytes={max_bytes:,}; it was not read", parameter="max_bytes", value=error.value) from None
+        raise UsageError(f"input={str(path)!r} cannot be read: {error}", parameter="input", value=str(path)) from None
     except UnicodeDecodeError as error:
         raise UsageError(f"input={str(path)!r} is not UTF-8 text (byte {error.start})", parameter="input", value=str(path)) from None
     except OSError as error:
@@ -151,7 +159,7 @@ def run_synth(args: Any, out: Any = None, err: Any = None) -> int:
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     options = parse_options(args)
-    data, k, header = read_bits(options.input, options.k, header=options.header)
+    data, k, header = read_bits(options.input, options.k, header=options.header, max_bytes=options.max_bytes)
     if options.queries == "halfspaces" and k < 2:
         raise UsageError(f"--queries=halfspaces needs records of k >= 2 bits; {str(options.input)!r} has {k}", parameter="queries", value=options.queries)
     n = len(data)
@@ -258,8 +266,12 @@ def _release(options: SynthOptions, data: list[tuple[int, ...]], k: int, prefixe
     if certificate is not None and options.certificate is not None:
         text = certificate.to_json()
         write_atomically(options.certificate, text)
-        command = " ".join(["expmech", "check", shlex.quote(str(options.certificate)), *check_flags(text, certificate.statement, options.limits)])
-        print(f"certificate written to {options.certificate}; check it with: {command}", file=out)
+        path = shlex.quote(str(options.certificate))
+        flags = check_flags(text, certificate.statement, options.limits)
+        print(f"certificate written to {options.certificate}; check it with: {' '.join(['expmech', 'check', path, *flags])}", file=out)
+        again = check_flags(text, certificate.statement, options.limits, reproduce=True)
+        if again != flags:  # a limit of the run's re-derivation only (the small-model budget, …): --reproduce reads it
+            print(f"re-run the prover and the small-model check with: {' '.join(['expmech', 'check', '--reproduce', path, *again])}", file=out)
     if options.plot is not None:
         plot = options.plot
         write_atomically(plot, lambda scratch: _plot(curve, mech, alpha, scratch))

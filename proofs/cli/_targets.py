@@ -3,7 +3,13 @@
 A target is ``module:attr`` (a catalogue entry, a list or tuple of them, or a
 mechanism dict with ``quality``, ``epsilon``, ``neighbours`` and optionally
 ``claimed`` and ``name``) or a ``pyproject.toml`` whose ``[tool.expmech]``
-table lists ``mechanisms`` and/or ``targets``.  With no target, the nearest
+table lists ``mechanisms`` and/or ``targets``.  A ``quality`` that is a plain
+Python function ``fn(data, r)`` comes with ``schema`` and ``outputs`` and is
+traced into the language here (:func:`expmech.spec.trace`; a construct it
+cannot trace is a usage error naming its file and line).  ``expected`` states
+the verdict a mechanism is recorded with (a published claim known to be wrong:
+``"REFUTED"``), so a catalogue of them verifies while its verdicts stay
+what they are.  With no target, the nearest
 ``pyproject.toml`` (the current directory or a parent) must have that table:
 nothing is verified by default.  The project root — the directory of that
 ``pyproject.toml``, else the current directory — goes first on ``sys.path``
@@ -30,8 +36,10 @@ from typing import Any
 
 import sympy
 
-from expmech.spec import ExpMechError, LogLikelihood, Neighbours, QualityFunction
+from expmech.spec import ExpMechError, LogLikelihood, Neighbours, OutputSpace, QualityFunction, RecordSchema, TraceError, trace
+from expmech.spec.internal import PYTHON_COMPARISON_HINT, constant_conditions_refused
 
+from .._outcome import Status
 from ._config import Config, ConfigEntry, find_pyproject, read_config, schema
 from ._values import UsageError, parse_claim, parse_epsilon, parse_neighbours, shown
 
@@ -60,6 +68,7 @@ class Target:
     location: Location | None = None
     base_measure: Any = None
     auction: Any = None
+    expected: Status | None = None
 
 
 @dataclass(frozen=True)
@@ -116,13 +125,23 @@ def _import_failure(module_name: str, error: BaseException) -> str:
         while tb is not None:
             modules.add(tb.tb_frame.f_globals.get("__name__", ""))
             tb = tb.tb_next
+        if "expmech.spec._watch" in modules:
+            return f"{module_name!r} imports, but an expression it builds holds a Python bool where a condition or a number belongs"
         if modules & _LANGUAGE_MODULES:
             return f"{module_name!r} imports, but a quality it builds is outside the quality-function language"
         return f"{module_name!r} imports, but expmech refused a value it builds"
     return f"{module_name!r} was found, but importing it raised"
 
 
-_LANGUAGE_MODULES = {"expmech.spec._quality", "expmech.spec._language", "expmech.spec._serial"}  # the language's checks
+_LANGUAGE_MODULES = {"expmech.spec._quality", "expmech.spec._language", "expmech.spec._serial", "expmech.spec._booleans"}  # the language's checks
+# What Python and sympy raise on a bool where an expression belongs, when expmech's own objects are not involved:
+# `(count(x <= r) + 1) + (x == r)`, `sympy.Max(q, x == r)`, `sympy.Abs(x == r)`, `r ** (x != r)`.
+_BOOLEAN_ERRORS = re.compile(r"'bool'|argument '(True|False)' is not comparable|BooleanTrue|BooleanFalse|BooleanAtom|non-real (true|false)")
+
+
+def _python_boolean(error: BaseException) -> bool:
+    """Whether ``error`` (raised while a user's module was imported) is Python or sympy refusing a bool as a number."""
+    return isinstance(error, TypeError | ValueError) and not isinstance(error, ExpMechError) and _BOOLEAN_ERRORS.search(str(error)) is not None
 
 
 def _import(reference: str, where: str, name: str) -> tuple[Any, Any]:
@@ -131,9 +150,12 @@ def _import(reference: str, where: str, name: str) -> tuple[Any, Any]:
     if not re.fullmatch(schema()["$defs"]["reference"]["pattern"], reference):
         raise UsageError(f"{where}: {name}={shown(reference)} must be \"module:attr\" or a pyproject.toml", parameter=name, value=reference)
     try:
-        module: Any = importlib.import_module(module_name)
+        with constant_conditions_refused():  # sympy evaluates Piecewise((q, x == r), …) away as it is built
+            module: Any = importlib.import_module(module_name)
     except (Exception, SystemExit) as error:  # noqa: BLE001 - the user's module failed to import: a usage error
         detail = str(error).splitlines()[0] if str(error) else ""
+        if _python_boolean(error):
+            detail += f" ({PYTHON_COMPARISON_HINT})"
         raise UsageError(
             f"{where}: {name}={shown(reference)}: {_import_failure(module_name, error)}: {type(error).__name__}: {detail}",
             parameter=name,
@@ -189,7 +211,37 @@ def _definition(module: Any, attr: str, bases: tuple[Path, ...], depth: int = 0)
     return Location(uri, 1), []
 
 
-_KNOWN = ("name", "quality", "epsilon", "neighbours", "claimed", "base_measure", "auction")
+_KNOWN = ("name", "quality", "epsilon", "neighbours", "claimed", "base_measure", "auction", "schema", "outputs", "expected")
+
+
+def _expected(value: Any, *, name: str, where: str) -> Status | None:
+    """The recorded verdict ``expected`` (a Status or its name), or None."""
+    if value is None or isinstance(value, Status):
+        return value
+    if isinstance(value, str) and value.strip().upper() in Status.__members__:
+        return Status[value.strip().upper()]
+    known = ", ".join(Status.__members__)
+    raise UsageError(f"{where}: {name}={shown(value)} must be one of {known}", parameter=name, value=value)
+
+
+def _traced(fields: dict[str, Any], quality: Any, where: str, prefix: str) -> Any:
+    """The quality of a mechanism whose ``quality`` is a plain Python function: traced with its ``schema`` and ``outputs``."""
+    parts = {}
+    for key, kind in (("schema", RecordSchema), ("outputs", OutputSpace)):
+        value = fields.get(key)
+        if isinstance(value, str):
+            value, _ = _import(value, where, f"{prefix}{key}")
+        if not isinstance(value, kind):
+            raise UsageError(
+                f"{where}: {prefix}{key}={shown(fields.get(key))} must be an expmech.spec.{kind.__name__} to trace the plain function {prefix}quality",
+                parameter=f"{prefix}{key}",
+                value=fields.get(key),
+            )
+        parts[key] = value
+    try:
+        return trace(quality, schema=parts["schema"], outputs=parts["outputs"], name=fields.get("name") if isinstance(fields.get("name"), str) else None)
+    except TraceError as error:
+        raise UsageError(f"{where}: {prefix}quality: {error}", parameter=f"{prefix}quality", value=fields.get("quality")) from None
 
 
 def _mechanism(fields: dict[str, Any], *, source: str, group: str, where: str, prefix: str, location: Location | None) -> Target:
@@ -205,10 +257,17 @@ def _mechanism(fields: dict[str, Any], *, source: str, group: str, where: str, p
     quality = fields["quality"]
     if isinstance(quality, str):
         quality, _ = _import(quality, where, f"{prefix}quality")
+    traced = fields.get("schema") is not None or fields.get("outputs") is not None
+    if traced and isinstance(quality, QualityFunction | LogLikelihood):
+        raise UsageError(f"{where}: {prefix}schema and {prefix}outputs are for a plain Python function; {prefix}quality is already a {type(quality).__name__}",
+                         parameter=f"{prefix}schema", value=fields.get("schema"))
+    if traced and callable(quality):
+        quality = _traced(fields, quality, where, prefix)
     if not isinstance(quality, QualityFunction | LogLikelihood):
         raise UsageError(
             f"{where}: {prefix}quality={shown(fields['quality'])} is {type(quality).__name__}, not an expmech.spec.QualityFunction or LogLikelihood "
-            "(black-box callables can only be falsified: see expmech.proofs.falsify)",
+            "(a plain Python function fn(data, r) is traced when the mechanism also gives schema and outputs; "
+            "black-box callables can only be falsified: see expmech.proofs.falsify)",
             parameter=f"{prefix}quality",
             value=fields["quality"],
         )
@@ -227,6 +286,7 @@ def _mechanism(fields: dict[str, Any], *, source: str, group: str, where: str, p
         location=location,
         base_measure=fields.get("base_measure"),
         auction=fields.get("auction"),
+        expected=_expected(fields.get("expected"), name=f"{prefix}expected", where=where),
     )
 
 
@@ -263,6 +323,10 @@ def _from_value(value: Any, reference: str, location: Location | None, items: li
                 "base_measure": None if attribute("base_measure") is _ABSENT else attribute("base_measure"),
                 "auction": None if attribute("auction") is _ABSENT else attribute("auction"),
             }
+            for optional in ("schema", "outputs", "expected"):
+                value = attribute(optional)
+                if value is not _ABSENT and value is not None:
+                    fields[optional] = value
             return _mechanism(fields, source=source, group=group, where=where, prefix="", location=where_location)
         if isinstance(item, QualityFunction | LogLikelihood):
             raise UsageError(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import warnings
 from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
@@ -16,8 +17,8 @@ from typing import Any
 
 import sympy
 
-from expmech.spec import ExpMechError, InvalidArgument, Neighbours
-from expmech.spec.internal import as_rational, readable
+from expmech.spec import ExpMechError, InexactFloatWarning, InvalidArgument, Neighbours
+from expmech.spec.internal import Refusal, float_warning, read_rational, readable
 
 from ..prover._likelihood import _parse_claim as _parse_likelihood_claim
 from ..prover._sensitivity import _parse_claim
@@ -79,37 +80,22 @@ def _refuse(where: str, name: str, value: Any, problem: str) -> UsageError:
     return UsageError(f"{prefix}{name}={shown(value)} {problem}", parameter=name, value=value)
 
 
-def parse_rational(value: Any, *, name: str, where: str) -> Fraction:
+def parse_rational(value: Any, *, name: str, where: str, max_digits: int | None = MAX_DIGITS) -> Fraction:
     """An exact rational from ``"p/q"``, ``"p"``, a decimal string, an int, a TOML decimal or any exact number.
 
-    Decimals are converted exactly (``0.1`` is ``1/10``); NaN, infinities,
-    booleans and more than 100 digits are refused.
+    Read by :func:`expmech.spec.internal.read_rational`, as the Python API reads ε:
+    decimals are converted exactly (``0.1`` is ``1/10``); NaN, infinities,
+    booleans and more than ``max_digits`` digits (100; ``None``: Python's 4300 for
+    text, as a δ of ``1/10^400`` needs) are refused.  A float (from a mechanism
+    dict in Python) is its exact binary value, with the API's warning.
     """
-    if isinstance(value, str):
-        text = value.strip()
-        if len(text) > 2 * MAX_DIGITS or not (_RATIO.fullmatch(text) or _DECIMAL.fullmatch(text)):
-            raise _refuse(where, name, value, 'must be a rational written "p/q" (e.g. "1/10") or a decimal')
-        if "/" not in text:
-            value = Decimal(text)
-        else:
-            top, bottom = text.split("/")
-            if int(bottom) == 0:
-                raise _refuse(where, name, value, "has a zero denominator")
-            return _bounded(Fraction(int(top), int(bottom)), name, where, value)
-    if isinstance(value, Decimal):
-        if not value.is_finite():
-            raise _refuse(where, name, value, 'must be a finite rational, written "p/q"')
-        if abs(value.adjusted()) > MAX_DIGITS or len(value.as_tuple().digits) > MAX_DIGITS:
-            raise _refuse(where, name, value, f"has more than {MAX_DIGITS} digits")
-    try:
-        return _bounded(as_rational(value, name=name), name, where, value)
-    except ExpMechError:
-        raise _refuse(where, name, value, 'must be a rational written "p/q", an integer or a decimal') from None
-
-
-def _bounded(result: Fraction, name: str, where: str, written: Any) -> Fraction:
-    if max(abs(result.numerator), result.denominator) >= 10**MAX_DIGITS:  # no str(): past 4300 digits it raises
-        raise _refuse(where, name, written, f"has more than {MAX_DIGITS} digits")
+    result = read_rational(value, max_digits=max_digits)
+    if isinstance(result, Refusal):
+        raise _refuse(where, name, value, result.problem)
+    if isinstance(value, float):
+        message = float_warning(value, name=name)
+        if message is not None:
+            warnings.warn(f"{where}: {message}" if where else message, InexactFloatWarning, stacklevel=2)
     return result
 
 

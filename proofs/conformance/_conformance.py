@@ -134,10 +134,10 @@ def search_dropped_hypothesis(
             return DroppedHypothesis(
                 statement_id, hypothesis_id, Finding.NOT_SEARCHABLE, attempt, 0, None, "the instances do not vary it"
             )
-        holds = evaluation.hypotheses[hypothesis_id]
+        hypotheses = evaluation.hypotheses
+        holds = hypotheses[hypothesis_id]
         seen_false = seen_false or not holds
-        others = all(v for k, v in evaluation.hypotheses.items() if k != hypothesis_id)
-        if holds or not others:
+        if holds or not all(hypotheses[k] for k in hypotheses if k != hypothesis_id):  # read only while needed
             continue
         candidates += 1
         if evaluation.conclusion is not True:

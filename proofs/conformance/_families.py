@@ -10,6 +10,7 @@ hypothesis now and then, so that the dropped-hypothesis search has material.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import random
@@ -25,7 +26,7 @@ from expmech.impl import ExponentialMechanism, ExpRatio, ExpSum
 from expmech.spec import InvalidArgument, statement
 
 from ._auction_family import AuctionsFamily
-from ._family_base import Evaluation, InstanceFamily, _pick
+from ._family_base import Evaluation, Hypotheses, InstanceFamily, _pick
 from ._posterior_family import PosteriorSamplingFamily
 
 __all__ = ["FAMILIES", "Evaluation", "InstanceFamily"]
@@ -129,30 +130,45 @@ class DensityFamily(InstanceFamily):
             dist = _distribution(scores, measure, eps)
         except InvalidArgument as error:
             return Evaluation(hypotheses, None, f"undefined: {error}")
-        formula = statement("density").conclusion.rhs
-        symbols = {s.name: s for s in formula.free_symbols}
-        total = sum(
-            sympy.Rational(m.numerator, m.denominator) * sympy.exp(sympy.Rational((eps * q).numerator, (eps * q).denominator))
-            for m, q in zip(measure, scores)
-        )
-        ok = True
-        for r, (m, q) in enumerate(zip(measure, scores)):
-            value = formula.subs(
-                {
-                    symbols["epsilon"]: sympy.Rational(eps.numerator, eps.denominator),
-                    symbols["q_d"]: sympy.Rational(q.numerator, q.denominator),
-                    symbols["mu_r"]: sympy.Rational(m.numerator, m.denominator),
-                    symbols["Z_d"]: total,
-                }
+
+        def conclude() -> tuple[bool | None, str]:
+            formula = _density_formula()
+            total = sum(
+                sympy.Rational(m.numerator, m.denominator) * sympy.exp(sympy.Rational((eps * q).numerator, (eps * q).denominator))
+                for m, q in zip(measure, scores)
             )
-            ok = ok and exact_from_sympy(value) == dist.probability(r)
-        return Evaluation(hypotheses, ok)
+            ok = True
+            for r, (m, q) in enumerate(zip(measure, scores)):
+                value = formula(
+                    sympy.Rational(eps.numerator, eps.denominator), sympy.Rational(q.numerator, q.denominator), sympy.Rational(m.numerator, m.denominator), total
+                )
+                ok = ok and exact_from_sympy(value) == dist.probability(r)
+            return ok, ""
+
+        return Evaluation(hypotheses, conclude)
+
+
+@functools.lru_cache(maxsize=1)
+def _density_formula() -> Callable[..., sympy.Expr]:
+    """The spec's density formula as a function of (ε, q_d, μ_r, Z_d): sympy itself evaluates it on sympy numbers
+    (``lambdify`` into sympy, the expression the statement holds; faster than ``subs``, the same value)."""
+    formula = statement("density").conclusion.rhs
+    symbols = {s.name: s for s in formula.free_symbols}
+    return sympy.lambdify([symbols["epsilon"], symbols["q_d"], symbols["mu_r"], symbols["Z_d"]], formula, modules="sympy")  # type: ignore[no-any-return]
 
 
 def exact_from_sympy(expr: sympy.Expr) -> ExpRatio:
-    """An exact :class:`ExpRatio` for a sympy number built from rationals, ``exp``, ``+``, ``·`` and ``/``."""
-    numerator, denominator = sympy.fraction(sympy.together(expr))
-    return ExpRatio(_expsum_from_sympy(numerator), _expsum_from_sympy(denominator))
+    """An exact :class:`ExpRatio` for a sympy number built from rationals, ``exp``, ``+``, ``·`` and ``/``.
+
+    Its numerator and denominator as sympy writes them, or, where one of them is not a sum of rational
+    multiples of exponentials (a sum of fractions), those of ``together(expr)``: the same number either way.
+    """
+    numerator, denominator = sympy.fraction(expr)
+    try:
+        return ExpRatio(_expsum_from_sympy(numerator), _expsum_from_sympy(denominator))
+    except InvalidArgument:
+        numerator, denominator = sympy.fraction(sympy.together(expr))
+        return ExpRatio(_expsum_from_sympy(numerator), _expsum_from_sympy(denominator))
 
 
 def _expsum_from_sympy(expr: sympy.Expr) -> ExpSum:
@@ -201,12 +217,16 @@ class PrivacyFamily(InstanceFamily):
             "finite-normaliser": True,
             "epsilon-positive": eps > 0,
         }
-        measure = [Fraction(1)] * len(outputs)
-        p1 = _distribution([quality(d1, r) for r in outputs], measure, eps)
-        p2 = _distribution([quality(d2, r) for r in outputs], measure, eps)
-        loss = _loss_between(p1, p2)
-        bound = 2 * eps * delta
-        return Evaluation(hypotheses, loss <= bound, f"loss ≈ {float(loss):.4g}, 2εΔq = {bound}")
+
+        def conclude() -> tuple[bool | None, str]:
+            measure = [Fraction(1)] * len(outputs)
+            p1 = _distribution([quality(d1, r) for r in outputs], measure, eps)
+            p2 = _distribution([quality(d2, r) for r in outputs], measure, eps)
+            loss = _loss_between(p1, p2)
+            bound = 2 * eps * delta
+            return loss <= bound, f"loss ≈ {float(loss):.4g}, 2εΔq = {bound}"
+
+        return Evaluation(hypotheses, conclude)
 
 
 def _loss_between(p1: Any, p2: Any) -> Any:
@@ -240,9 +260,13 @@ class AccuracyLemmaFamily(InstanceFamily):
         hypotheses = {"mu-bar-le-1": mu_bad <= 1, "t-positive": t > 0, "epsilon-positive": eps > 0}
         if mu_good == 0:
             return Evaluation(hypotheses, None, "undefined: μ(S_t) = 0")
-        dist = _distribution(scores, measure, eps)
-        bound = ExpSum.exp(-eps * t).scale(1 / mu_good)
-        return Evaluation(hypotheses, dist.mass(bad) <= bound)
+
+        def conclude() -> tuple[bool | None, str]:
+            dist = _distribution(scores, measure, eps)
+            bound = ExpSum.exp(-eps * t).scale(1 / mu_good)
+            return dist.mass(bad) <= bound, ""
+
+        return Evaluation(hypotheses, conclude)
 
 
 class AccuracyFamily(InstanceFamily):
@@ -277,16 +301,22 @@ class AccuracyFamily(InstanceFamily):
         scores, measure, eps, t = (instance[k] for k in ("scores", "measure", "epsilon", "t"))
         best = max(scores)
         mu_good = sum((m for m, q in zip(measure, scores) if q > best - t), Fraction(0))
-        hypotheses = {
-            "t-condition": _t_condition(best, t, mu_good, eps),
-            "mu-normalised": sum(measure) <= 1,
-            "q-nonnegative": min(scores) >= 0,
-            "t-positive": t > 0,
-            "epsilon-positive": eps > 0,
-        }
-        expected = _distribution(scores, measure, eps).expected_quality()
-        bound = best - 3 * t
-        return Evaluation(hypotheses, expected >= bound, f"E[q] ≈ {float(expected):.4g}, OPT − 3t = {bound}")
+        hypotheses = Hypotheses(
+            {
+                "t-positive": t > 0,
+                "epsilon-positive": eps > 0,
+                "mu-normalised": sum(measure) <= 1,
+                "q-nonnegative": min(scores) >= 0,
+                "t-condition": lambda: _t_condition(best, t, mu_good, eps),  # an exact exponential comparison
+            }
+        )
+
+        def conclude() -> tuple[bool | None, str]:
+            expected = _distribution(scores, measure, eps).expected_quality()
+            bound = best - 3 * t
+            return expected >= bound, f"E[q] ≈ {float(expected):.4g}, OPT − 3t = {bound}"
+
+        return Evaluation(hypotheses, conclude)
 
 
 def _t_condition(best: Fraction, t: Fraction, mu_good: Fraction, eps: Fraction) -> bool:
@@ -316,12 +346,13 @@ class GlobalSensitivityFamily(InstanceFamily):
         table, n, pairs = instance["table"], instance["n"], instance["pairs"]
         quality = _table_quality(table)
         datasets = list(itertools.product(range(3), repeat=n))
+        values = {d: [quality(d, r) for r in range(len(table[0]))] for d in datasets}  # each dataset's q once
         largest = Fraction(0)
         for d1, d2 in itertools.product(datasets, repeat=2):
             if pairs == "neighbours" and not _hamming_one(d1, d2):
                 continue
-            for r in range(len(table[0])):
-                largest = max(largest, abs(quality(d1, r) - quality(d2, r)))
+            for a, b in zip(values[d1], values[d2]):
+                largest = max(largest, abs(a - b))
         return Evaluation({"neighbours": pairs == "neighbours"}, largest == _table_sensitivity(table))
 
 
@@ -410,20 +441,24 @@ class UniformConvergenceFamily(InstanceFamily):
         hypotheses = {"sample": True, "vc": vc >= 1 and m >= vc}
         if vc == 0:
             return Evaluation(hypotheses, None, "undefined: VCDim(H) = 0")
-        counts = Counter(data)
-        types = list(counts)
-        n = len(data)
-        truth = [Fraction(sum(h(x) for x in data), n) for h in hs]
-        failure = Fraction(0)
-        for composition in _compositions(m, len(types)):
-            weight = Fraction(factorial(m))
-            for c, kind in zip(composition, types):
-                weight *= Fraction(counts[kind], n) ** c / factorial(c)
-            estimate = [Fraction(sum(c * h(kind) for c, kind in zip(composition, types)), m) for h in hs]
-            if any(abs(a - b) >= alpha / 2 for a, b in zip(truth, estimate)):
-                failure += weight
-        bound = ExpSum.weighted_exps([(2 * Fraction(m, vc) ** vc, vc - alpha**2 * m / 8)])
-        return Evaluation(hypotheses, bound >= failure, f"P = {failure}, bound ≈ {float(bound):.4g}")
+
+        def conclude() -> tuple[bool | None, str]:
+            counts = Counter(data)
+            types = list(counts)
+            n = len(data)
+            truth = [Fraction(sum(h(x) for x in data), n) for h in hs]
+            failure = Fraction(0)
+            for composition in _compositions(m, len(types)):
+                weight = Fraction(factorial(m))
+                for c, kind in zip(composition, types):
+                    weight *= Fraction(counts[kind], n) ** c / factorial(c)
+                estimate = [Fraction(sum(c * h(kind) for c, kind in zip(composition, types)), m) for h in hs]
+                if any(abs(a - b) >= alpha / 2 for a, b in zip(truth, estimate)):
+                    failure += weight
+            bound = ExpSum.weighted_exps([(2 * Fraction(m, vc) ** vc, vc - alpha**2 * m / 8)])
+            return bound >= failure, f"P = {failure}, bound ≈ {float(bound):.4g}"
+
+        return Evaluation(hypotheses, conclude)
 
 
 def _compositions(total: int, parts: int) -> Any:
@@ -438,13 +473,36 @@ def _compositions(total: int, parts: int) -> Any:
 _SYNTH_H = [_BIT_PREDICATES["x1"], _BIT_PREDICATES["x2"], _BIT_PREDICATES["x1∧x2"]]
 
 
-def _synthetic_scores(data: Sequence[tuple[int, int]], m: int) -> tuple[list[tuple[Any, ...]], list[Fraction]]:
-    """All ordered D̂ ∈ ({0,1}^2)^m and q(D, D̂) = −max_h |Q_h(D) − Q_h(D̂)| for each."""
+def _synthetic_scores(data: Sequence[tuple[int, int]], m: int) -> tuple[tuple[tuple[Any, ...], ...], tuple[Fraction, ...]]:
+    """All ordered D̂ ∈ ({0,1}^2)^m and q(D, D̂) = −max_h |Q_h(D) − Q_h(D̂)| for each.
+
+    The scores depend on D only through its multiset of records, so they are kept per multiset (an instance
+    and its neighbours meet the same few multisets again and again).
+    """
+    return _scores_of_multiset(tuple(sorted(data)), m)
+
+
+@functools.lru_cache(maxsize=4096)
+def _scores_of_multiset(data: tuple[tuple[int, int], ...], m: int) -> tuple[tuple[tuple[Any, ...], ...], tuple[Fraction, ...]]:
     n = len(data)
     truth = [Fraction(sum(h(x) for x in data), n) for h in _SYNTH_H]
-    outputs = list(itertools.product(_POINTS, repeat=m))
-    scores = [-max(abs(t - Fraction(sum(h(y) for y in synth), m)) for t, h in zip(truth, _SYNTH_H)) for synth in outputs]
+    outputs = tuple(itertools.product(_POINTS, repeat=m))
+    scores = tuple(-max(abs(t - Fraction(sum(h(y) for y in synth), m)) for t, h in zip(truth, _SYNTH_H)) for synth in outputs)
     return outputs, scores
+
+
+@functools.lru_cache(maxsize=4096)
+def _synthetic_gap(data: tuple[tuple[int, int], ...], m: int) -> Fraction:
+    """The largest |q(D, D̂) − q(D′, D̂)| over every replace-one neighbour D′ of D (GS_q <= 1/n is checked on it)."""
+    _, s1 = _synthetic_scores(data, m)
+    gap = Fraction(0)
+    for position in range(len(data)):
+        for point in _POINTS:
+            nearby = list(data)
+            nearby[position] = point
+            _, s3 = _synthetic_scores(nearby, m)
+            gap = max(gap, max(abs(a - b) for a, b in zip(s1, s3)))
+    return gap
 
 
 class SyntheticMechanismFamily(InstanceFamily):
@@ -466,19 +524,16 @@ class SyntheticMechanismFamily(InstanceFamily):
         n = len(d1)
         outputs, s1 = _synthetic_scores(d1, m)
         _, s2 = _synthetic_scores(d2, m)
-        # GS_q <= 1/n, checked over every replace-one neighbour of d1
-        gap = Fraction(0)
-        for position in range(n):
-            for point in _POINTS:
-                nearby = list(d1)
-                nearby[position] = point
-                _, s3 = _synthetic_scores(nearby, m)
-                gap = max(gap, max(abs(a - b) for a, b in zip(s1, s3)))
+        gap = _synthetic_gap(tuple(sorted(d1)), m)
         hypotheses = {"neighbours": _hamming_one(d1, d2), "sensitivity": gap <= Fraction(1, n)}
-        measure = [Fraction(1)] * len(outputs)
-        p1 = _distribution(s1, measure, eps * n / 2)
-        loss = _loss_between(p1, _distribution(s2, measure, eps * n / 2))
-        return Evaluation(hypotheses, loss <= eps, f"loss ≈ {float(loss):.4g}, ε = {eps}")
+
+        def conclude() -> tuple[bool | None, str]:
+            measure = [Fraction(1)] * len(outputs)
+            p1 = _distribution(s1, measure, eps * n / 2)
+            loss = _loss_between(p1, _distribution(s2, measure, eps * n / 2))
+            return loss <= eps, f"loss ≈ {float(loss):.4g}, ε = {eps}"
+
+        return Evaluation(hypotheses, conclude)
 
 
 class SyntheticSizeFamily(InstanceFamily):
@@ -504,19 +559,24 @@ class SyntheticSizeFamily(InstanceFamily):
     def evaluate(self, instance: dict[str, Any]) -> Evaluation:
         data, m, eps, alpha, delta = (instance[k] for k in ("data", "m", "epsilon", "alpha", "delta"))
         n, k = len(data), 2
-        outputs, scores = _synthetic_scores(data, m)
-        # n >= 4/(εα)(km + ln(1/δ))  ⇔  e^{nεα/4 − km} >= 1/δ
-        large = ExpSum.exp(n * eps * alpha / 4 - k * m) >= 1 / delta
-        hypotheses = {
-            "n-large": large,
-            "good-exists": max(scores) >= -alpha / 2,
-            "delta-range": 0 < delta < 1,
-            "epsilon-positive": eps * alpha > 0,
-        }
-        dist = _distribution(scores, [Fraction(1)] * len(outputs), eps * n / 2)
-        bad = [i for i, q in enumerate(scores) if q <= -alpha]
-        probability = dist.mass(bad)
-        return Evaluation(hypotheses, probability <= delta, f"Pr[B] ≈ {float(probability):.4g}, δ = {delta}")
+        hypotheses = Hypotheses(
+            {
+                "delta-range": 0 < delta < 1,
+                "epsilon-positive": eps * alpha > 0,
+                # n >= 4/(εα)(km + ln(1/δ))  ⇔  e^{nεα/4 − km} >= 1/δ
+                "n-large": lambda: ExpSum.exp(n * eps * alpha / 4 - k * m) >= 1 / delta,
+                "good-exists": lambda: max(_synthetic_scores(data, m)[1]) >= -alpha / 2,
+            }
+        )
+
+        def conclude() -> tuple[bool | None, str]:
+            outputs, scores = _synthetic_scores(data, m)
+            dist = _distribution(scores, [Fraction(1)] * len(outputs), eps * n / 2)
+            bad = [i for i, q in enumerate(scores) if q <= -alpha]
+            probability = dist.mass(bad)
+            return probability <= delta, f"Pr[B] ≈ {float(probability):.4g}, δ = {delta}"
+
+        return Evaluation(hypotheses, conclude)
 
 
 FAMILIES: dict[str, InstanceFamily] = {

@@ -23,8 +23,9 @@ computed exactly on continuous sets.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 import mpmath
 import sympy
@@ -39,14 +40,16 @@ from expmech.spec import (
     QualityFunction,
     RationalRange,
     RecordSchema,
-    total,
+    Total,
 )
 
 from ._families import FAMILIES
 from ._families import _t_condition as finite_t_condition
-from ._family_base import Evaluation, InstanceFamily
+from ._family_base import Evaluation, Hypotheses, InstanceFamily
 
 __all__ = ["RANGE_SHARE", "with_ranges"]
+
+T = TypeVar("T")
 
 #: The share of instances drawn over a range.
 RANGE_SHARE = 0.3
@@ -91,6 +94,11 @@ def _expression(profile: dict[str, Any], r: sympy.Symbol, data_term: sympy.Expr 
     return expr
 
 
+def _profile_value(profile: dict[str, Any], r: Fraction) -> Fraction:
+    """q(r) of :func:`_expression` (no data term), exactly."""
+    return profile["slope"] * r + profile["offset"] + sum((a * abs(r - c) for a, c in profile["terms"]), Fraction(0))
+
+
 def _measure(profile: dict[str, Any]) -> Any:
     if profile["kind"] == "integers":
         return Geometric(Fraction(1, 2)) if profile["measure"] == "step" else None
@@ -131,19 +139,23 @@ class _RangeMechanism(InstanceFamily):
     def evaluate(self, instance: dict[str, Any]) -> Evaluation:
         profile = instance["range"]
         hypotheses = {"finite-normaliser": finite_normaliser(profile), "base-measure": True}
-        mech, _ = _mechanism(profile)
-        try:
-            dist = mech.distribution([0])
-        except DivergentNormaliser as error:
-            return Evaluation(hypotheses, None, f"undefined: {str(error).split(':')[0]}")
-        space = mech.outputs
-        whole = dist.mass((None, None))
-        points = [0, 1] if isinstance(space, IntRange) else [Fraction(1, 3), Fraction(5, 2)]
-        at = dist.probability if isinstance(space, IntRange) else dist.density
-        weight = [ExpSum.weighted_exps([(_mu(mech, p), profile["epsilon"] * dist.quality(p))]) for p in points]
-        first, second = at(points[0]), at(points[1])
-        proportional = (first.numerator * second.denominator * weight[1] - second.numerator * first.denominator * weight[0]).is_zero()
-        return Evaluation(hypotheses, whole == 1 and proportional, "p(R) = 1 and p ∝ μ e^{εq} over the range")
+
+        def conclude() -> tuple[bool | None, str]:
+            mech, _ = _mechanism(profile)
+            try:
+                dist = mech.distribution([0])
+            except DivergentNormaliser as error:
+                return None, f"undefined: {str(error).split(':')[0]}"
+            space = mech.outputs
+            whole = dist.mass((None, None))
+            points = [0, 1] if isinstance(space, IntRange) else [Fraction(1, 3), Fraction(5, 2)]
+            at = dist.probability if isinstance(space, IntRange) else dist.density
+            weight = [ExpSum.weighted_exps([(_mu(mech, p), profile["epsilon"] * dist.quality(p))]) for p in points]
+            first, second = at(points[0]), at(points[1])
+            proportional = (first.numerator * second.denominator * weight[1] - second.numerator * first.denominator * weight[0]).is_zero()
+            return whole == 1 and proportional, "p(R) = 1 and p ∝ μ e^{εq} over the range"
+
+        return Evaluation(hypotheses, conclude)
 
 
 def _mu(mech: Any, point: Any) -> Fraction:
@@ -162,34 +174,74 @@ class _RangeDensity(InstanceFamily):
     def evaluate(self, instance: dict[str, Any]) -> Evaluation:
         profile = instance["range"]
         hypotheses = {"finite-normaliser": finite_normaliser(profile)}
-        mech, quality = _mechanism(profile)
-        try:
-            dist = mech.distribution([0])
-        except DivergentNormaliser as error:
-            return Evaluation(hypotheses, None, f"undefined: {str(error).split(':')[0]}")
-        lo, hi = mech.outputs.bounds()
-        eps = profile["epsilon"]
-        top = dist.optimum()
-        with mpmath.workdps(40):
-            def integrand(t: Any) -> Any:
-                point = _exact(mpmath.mpf(t))
-                return _mp(_mu(mech, point)) * mpmath.exp(_mp(eps * (quality([0], point) - top)))
 
-            breaks = sorted({c for _, c in profile["terms"]} | {Fraction(0)})
-            inner = [_mp(b) for b in breaks if (lo is None or b > lo) and (hi is None or b < hi)]
-            ends = [mpmath.ninf if lo is None else _mp(lo)] + inner + [mpmath.inf if hi is None else _mp(hi)]
-            normaliser = mpmath.quad(integrand, ends)
-            worst = mpmath.mpf(0)
-            for point in instance["points"]:
-                if (lo is not None and point < lo) or (hi is not None and point > hi):
-                    continue
-                formula = _mp(_mu(mech, point)) * mpmath.exp(_mp(eps * (quality([0], point) - top))) / normaliser
-                low, high = dist.density(point).enclose(120)
-                exact = (_mp(low) + _mp(high)) / 2
-                if formula:
-                    worst = max(worst, abs(exact - formula) / formula)
-            ok = worst <= mpmath.mpf(10) ** -25
-        return Evaluation(hypotheses, bool(ok), f"density against mpmath quad (40 digits): relative gap {mpmath.nstr(worst, 3)}")
+        def conclude() -> tuple[bool | None, str]:
+            mech, quality = _mechanism(profile)
+            try:
+                dist = mech.distribution([0])
+            except DivergentNormaliser as error:
+                return None, f"undefined: {str(error).split(':')[0]}"
+            lo, hi = mech.outputs.bounds()
+            eps = profile["epsilon"]
+            top = dist.optimum()
+            # q is data-free here: its spec expression, evaluated by mpmath itself (not the impl, not a float);
+            # μ is a piecewise-constant density, so the integral is split at its breakpoints too and μ read once
+            # per piece (exactly, at the piece's midpoint)
+            q_of = sympy.lambdify(quality.output_space["r"], quality.expr, modules="mpmath")
+            measure = mech.base_measure
+            with mpmath.workdps(40):
+                scale, shift = _mp(eps), _mp(top)
+
+                def integrand(t: Any) -> Any:
+                    return mpmath.exp(scale * (q_of(t) - shift))
+
+                breaks = sorted({c for _, c in profile["terms"]} | {Fraction(0)} | set(getattr(measure, "breakpoints", ())))
+                inner = [b for b in breaks if (lo is None or b > lo) and (hi is None or b < hi)]
+                bounds: list[Fraction | None] = [lo, *inner, hi]
+                normaliser = mpmath.mpf(0)
+                for left, right in zip(bounds, bounds[1:]):
+                    middle = _midpoint(left, right)
+                    weight = _mu(mech, middle)
+                    if weight:
+                        ends = [mpmath.ninf if left is None else _mp(left), mpmath.inf if right is None else _mp(right)]
+                        normaliser += _mp(weight) * mpmath.quad(integrand, ends)
+                worst = mpmath.mpf(0)
+                for point in instance["points"]:
+                    if (lo is not None and point < lo) or (hi is not None and point > hi):
+                        continue
+                    formula = _mp(_mu(mech, point)) * mpmath.exp(_mp(eps * (quality([0], point) - top))) / normaliser
+                    low, high = dist.density(point).enclose(120)
+                    exact = (_mp(low) + _mp(high)) / 2
+                    if formula:
+                        worst = max(worst, abs(exact - formula) / formula)
+                ok = worst <= mpmath.mpf(10) ** -25
+            return bool(ok), f"density against mpmath quad (40 digits): relative gap {mpmath.nstr(worst, 3)}"
+
+        return Evaluation(hypotheses, conclude)
+
+
+def _midpoint(left: Fraction | None, right: Fraction | None) -> Fraction:
+    """A point inside the piece ``(left, right)`` (either end may be infinite)."""
+    if left is None and right is None:
+        return Fraction(0)
+    if left is None:
+        assert right is not None
+        return right - 1
+    if right is None:
+        return left + 1
+    return (left + right) / 2
+
+
+def _once(make: Callable[[], T]) -> Callable[[], T]:
+    """``make()``, called on first use and kept."""
+    kept: list[T] = []
+
+    def value() -> T:
+        if not kept:
+            kept.append(make())
+        return kept[0]
+
+    return value
 
 
 def _mp(value: Fraction) -> Any:
@@ -227,20 +279,24 @@ class _RangePrivacy(InstanceFamily):
         x = _SCHEMA["x"]
         body = sympy.Piecewise(*[(sympy.Rational(v.numerator, v.denominator), sympy.Eq(x, i)) for i, v in enumerate(values[:-1])], (sympy.Rational(values[-1].numerator, values[-1].denominator), True))
         space = _space(profile["kind"])
-        data_term = -sympy.Abs(space["r"] - total(body))
+        data_term = -sympy.Abs(space["r"] - Total(body))  # the class: with every value equal the body is a constant, and total() refuses one
         hypotheses = {
             "neighbours": len(d1) == len(d2) and sum(1 for a, b in zip(d1, d2) if a != b) == 1,
             "sensitivity": instance["delta"] >= max(values) - min(values),
             "finite-normaliser": _finite_with_data(profile),
             "epsilon-positive": True,
         }
-        mech, _ = _mechanism(profile, data_term)
-        try:
-            loss = mech.privacy_loss(list(d1), list(d2))
-        except DivergentNormaliser as error:
-            return Evaluation(hypotheses, None, f"undefined: {str(error).split(':')[0]}")
-        bound = 2 * profile["epsilon"] * instance["delta"]
-        return Evaluation(hypotheses, (not loss.infinite) and loss <= bound, f"loss ≈ {float(loss):.4g}, 2εΔq = {bound}")
+
+        def conclude() -> tuple[bool | None, str]:
+            mech, _ = _mechanism(profile, data_term)
+            try:
+                loss = mech.privacy_loss(list(d1), list(d2))
+            except DivergentNormaliser as error:
+                return None, f"undefined: {str(error).split(':')[0]}"
+            bound = 2 * profile["epsilon"] * instance["delta"]
+            return (not loss.infinite) and loss <= bound, f"loss ≈ {float(loss):.4g}, 2εΔq = {bound}"
+
+        return Evaluation(hypotheses, conclude)
 
 
 def _finite_with_data(profile: dict[str, Any]) -> bool:
@@ -261,15 +317,24 @@ class _RangeAccuracyLemma(InstanceFamily):
 
     def evaluate(self, instance: dict[str, Any]) -> Evaluation:
         profile, t = instance["range"], instance["t"]
-        dist = _scaled(profile, instance["scale"]).distribution([0])
-        best = dist.optimum()
-        mu_good = dist.level_measure(best - t)
-        mu_bad = dist.measure_at_most(best - 2 * t)
-        hypotheses = {"mu-bar-le-1": mu_bad <= 1, "t-positive": t > 0, "epsilon-positive": True}
-        if mu_good == 0:
-            return Evaluation(hypotheses, None, "undefined: μ(S_t) = 0")
-        bound = ExpSum.exp(-profile["epsilon"] * t).scale(1 / mu_good)
-        return Evaluation(hypotheses, dist.mass_at_most(best - 2 * t) <= bound, f"μ(S_t) = {mu_good}, μ(S̄_2t) = {mu_bad} (continuous sets)")
+        law = _once(lambda: _scaled(profile, instance["scale"]).distribution([0]))
+
+        def mu_bad() -> Fraction:
+            dist = law()
+            return dist.measure_at_most(dist.optimum() - 2 * t)
+
+        hypotheses = Hypotheses({"t-positive": t > 0, "epsilon-positive": True, "mu-bar-le-1": lambda: mu_bad() <= 1})
+
+        def conclude() -> tuple[bool | None, str]:
+            dist = law()
+            best = dist.optimum()
+            mu_good = dist.level_measure(best - t)
+            if mu_good == 0:
+                return None, "undefined: μ(S_t) = 0"
+            bound = ExpSum.exp(-profile["epsilon"] * t).scale(1 / mu_good)
+            return dist.mass_at_most(best - 2 * t) <= bound, f"μ(S_t) = {mu_good}, μ(S̄_2t) = {mu_bad()} (continuous sets)"
+
+        return Evaluation(hypotheses, conclude)
 
 
 def _scaled(profile: dict[str, Any], scale: Fraction) -> Any:
@@ -291,20 +356,35 @@ class _RangeAccuracy(InstanceFamily):
 
     def evaluate(self, instance: dict[str, Any]) -> Evaluation:
         profile, t = instance["range"], instance["t"]
-        dist = _scaled(profile, instance["scale"]).distribution([0])
-        best = dist.optimum()
-        mu_good = dist.level_measure(best - t)
         eps = profile["epsilon"]
-        lowest = min(p[2] * end + p[3] for p in dist.pieces() for end in (p[0], p[1]))
-        hypotheses = {
-            "t-condition": _t_condition(best, t, mu_good, eps),
-            "mu-normalised": sum((p[1] - p[0]) * p[4] for p in dist.pieces()) <= 1,
-            "q-nonnegative": lowest >= 0,
-            "t-positive": t > 0,
-            "epsilon-positive": True,
-        }
-        expected = dist.expected_quality()
-        return Evaluation(hypotheses, expected >= best - 3 * t, f"E[q] ≈ {float(expected):.4g}, OPT − 3t = {best - 3 * t} (continuous)")
+        law = _once(lambda: _scaled(profile, instance["scale"]).distribution([0]))
+
+        def t_condition() -> bool:
+            dist = law()
+            best = dist.optimum()
+            return _t_condition(best, t, dist.level_measure(best - t), eps)
+
+        # q is piecewise linear on [−4, 4] with kinks at the c_j: its least value is at an end or a kink; μ has
+        # density scale/2 left of 0 and 2·scale right of it, so μ([−4, 4]) = 10·scale (both read off the instance,
+        # not the impl)
+        points = [Fraction(-4), Fraction(4), *(c for _, c in profile["terms"] if -4 < c < 4)]
+        hypotheses = Hypotheses(
+            {
+                "t-positive": t > 0,
+                "epsilon-positive": True,
+                "mu-normalised": 10 * instance["scale"] <= 1,
+                "q-nonnegative": min(_profile_value(profile, r) for r in points) >= 0,
+                "t-condition": t_condition,
+            }
+        )
+
+        def conclude() -> tuple[bool | None, str]:
+            dist = law()
+            best = dist.optimum()
+            expected = dist.expected_quality()
+            return expected >= best - 3 * t, f"E[q] ≈ {float(expected):.4g}, OPT − 3t = {best - 3 * t} (continuous)"
+
+        return Evaluation(hypotheses, conclude)
 
 
 def _t_condition(best: Fraction, t: Fraction, mu_good: Fraction, eps: Fraction) -> bool:

@@ -12,7 +12,9 @@ query small while reaching the sizes where a claim and the bound cross.
 
 Every pair found is re-evaluated with the exact interpreter before anyone
 sees it, so a model that only the solver believes is dropped.  These queries
-are a search, never evidence: they are not recorded.
+are a search, never evidence: they are not recorded.  A pair past the size
+records can be listed holds its datasets by counts (:class:`~expmech.spec.internal.WeightedRecords`,
+from :mod:`._symbolic`), evaluated the same way.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import sympy
 import z3
 
 from expmech.spec import Count, InvalidArgument, Mean, Neighbours, QualityError, Size, Total
+from expmech.spec.internal import WeightedRecords
 
 from ._encoding import Codes, codes_from_model, domain_constraint, variables
 from ._rules import SEARCH_QUERY_COST, SEARCH_RLIMIT, Prover
@@ -36,17 +39,26 @@ __all__ = ["ConcretePair", "RecordUnknowns", "confirm", "find_pair", "patterns",
 
 @dataclass(frozen=True)
 class ConcretePair:
-    """Two neighbouring datasets as record codes, an output's codes, and the exact |q(D', r) − q(D, r)|."""
+    """Two neighbouring datasets as record codes, an output's codes, and the exact |q(D', r) − q(D, r)|.
 
-    first: tuple[Codes, ...]
-    second: tuple[Codes, ...]
+    A dataset is a tuple of codes, or — for a pair too large to list — :class:`WeightedRecords`
+    (distinct codes with their counts).
+    """
+
+    first: Any
+    second: Any
     output: Codes
     difference: Fraction
 
     @property
     def size(self) -> int:
         """The size of the first (for add-remove, the smaller) dataset."""
-        return len(self.first)
+        return self.first.size if type(self.first) is WeightedRecords else len(self.first)
+
+    @property
+    def compact(self) -> bool:
+        """The datasets are held by counts (too large to list)."""
+        return type(self.first) is WeightedRecords
 
 
 def patterns(others: int) -> list[tuple[int, ...]]:
@@ -187,18 +199,21 @@ def find_pair(
     return confirm(prover, first_data, second_data, output, threshold, strict=strict)
 
 
-def confirm(
-    prover: Prover, first: tuple[Codes, ...], second: tuple[Codes, ...], output: Codes, threshold: Fraction, *, strict: bool
-) -> ConcretePair | None:
-    """The pair, if its exact difference passes the threshold."""
+def confirm(prover: Prover, first: Any, second: Any, output: Codes, threshold: Fraction, *, strict: bool) -> ConcretePair | None:
+    """The pair (tuples of codes, or WeightedRecords), if its exact difference passes the threshold."""
     quality = prover.quality
     try:
-        gap = abs(quality.evaluate_codes(list(second), output) - quality.evaluate_codes(list(first), output))
+        gap = abs(quality.evaluate_codes(_records(second), output) - quality.evaluate_codes(_records(first), output))
     except QualityError:
         return None
     if gap > threshold or (not strict and gap >= threshold):
         return ConcretePair(first, second, output, gap)
     return None
+
+
+def _records(data: Any) -> Any:
+    """Codes for the interpreter: WeightedRecords as they are, a tuple as a list."""
+    return data if type(data) is WeightedRecords else list(data)
 
 
 def search_sizes(

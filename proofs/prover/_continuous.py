@@ -40,6 +40,7 @@ from expmech.spec import (
     Lebesgue,
     Mean,
     Neighbours,
+    OrderStatistic,
     QualityFunction,
     RationalRange,
     Size,
@@ -49,14 +50,14 @@ from expmech.spec import (
 from expmech.spec.internal import expression_to_json
 
 from .._outcome import Status
-from ..kernel import term_text
+from ._text import term_text
 from ._encoding import default_code
 from ._search import all_records, record_space_size
 
 __all__ = ["InvarianceResult", "prove_normaliser_invariance", "range_search_outputs", "range_factor_bounds"]
 
 _MAX_CANDIDATES = 160
-AGGREGATES = (Count, Total, Mean, Size)
+AGGREGATES = (Count, Total, Mean, Size, OrderStatistic)
 
 
 def _single_range(quality: QualityFunction) -> tuple[sympy.Symbol, Any] | None:

@@ -21,7 +21,7 @@ import sympy
 from expmech.spec import InvalidArgument, Neighbours, QualityFunction, rational_text
 from expmech.spec.internal import expression_to_json
 
-from ..kernel import term_text
+from ._text import term_text
 
 __all__ = ["Step", "derivation_json", "weakened"]
 

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from expmech.impl import ExponentialMechanism
 from expmech.impl.internal import evaluate_scores
 from expmech.spec import InvalidArgument, InvalidType, Neighbours, QualityError, RecordSchema
-from expmech.spec.internal import approximate, as_rational, describe, readable
+from expmech.spec.internal import approximate, describe, rational_input, readable
 
 from .. import strategies as strategies_module
 from .._display import falsification_text
@@ -245,7 +245,7 @@ def falsify_privacy(
     compared exactly with the claim.  REFUTED with the pair, or TESTED.
     """
     mech = ExponentialMechanism(_check_callable(quality), epsilon=epsilon, outputs=outputs, base_measure=base_measure)
-    bound = as_rational(claimed_epsilon, name="claimed_epsilon")
+    bound = rational_input(claimed_epsilon, name="claimed_epsilon")
     relation = Neighbours.parse(neighbours)
     strategy = _pair_strategy(schema, pairs, relation, max_size)
 

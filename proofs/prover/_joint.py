@@ -8,8 +8,10 @@ when ``n`` enters linearly: no ``mean`` and no division by the data.
 
 When the query is satisfiable its model names the changed records, the output
 and a size n: :func:`tighten` turns it into concrete datasets of that size
-(the exact encoding of :mod:`._bounded`), and a larger exact change found
-there becomes the next candidate.  So the candidate only ever grows through
+(the exact encoding of :mod:`._bounded`; past the sizes it lists, the encoding
+with the size unknown of :mod:`._symbolic`, whose pairs may be held by counts
+at sizes such as 2⁶²), and a larger exact change found there becomes the next
+candidate.  So the candidate only ever grows through
 pairs that really exist, and a proof at the end is tight.
 """
 
@@ -25,6 +27,7 @@ import z3
 from expmech.spec import Count, InvalidArgument, Mean, Neighbours, Size, Total
 
 from ._bounded import ConcretePair, confirm, search_sizes
+from ._symbolic import symbolic_pair
 from ._encoding import codes_from_model
 from ._rules import Prover, Unknown, has_data
 from ._z3bridge import Query, Translator, check, int_var, q, real_var
@@ -149,5 +152,8 @@ def _concretise(prover: Prover, model: dict[str, Any], candidate: Fraction, star
             if found is not None:
                 return found
     sizes = sorted({size, max(start, 1), max(start, 1) + 1})
-    return search_sizes(prover, sizes, lambda _size: candidate, strict=True, all_patterns=False, budget=CONCRETISE_RLIMIT)
+    found = search_sizes(prover, sizes, lambda _size: candidate, strict=True, all_patterns=False, budget=CONCRETISE_RLIMIT)
+    if found is None and size > 64:  # a change that may exist only at large n: the size as an unknown, pairs held by counts
+        found = symbolic_pair(prover, sympy.Rational(candidate.numerator, candidate.denominator), start=start)
+    return found
 

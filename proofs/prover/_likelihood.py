@@ -38,7 +38,7 @@ from expmech.spec import rational_text
 from expmech.spec.internal import describe, expression_to_json, readable
 
 from .._outcome import Status
-from ..kernel import term_text
+from ._text import term_text
 from ._encoding import default_code as _default_code
 from ._encoding import domain_constraint as _domain_constraint
 from ._encoding import variable as _var
@@ -298,7 +298,7 @@ def prove_likelihood_ratio(
     looser = "" if claim is None or LogLinear.from_sympy(claim) == LogLinear.log(ratio) else f"; the claim {claim} is looser than ln {ratio}"
     proved = result(Status.PROVED, f"Δq = ln {ratio}: no record pair and parameter exceed the likelihood ratio {ratio}, and a witness attains it{looser}",
                     ratio=ratio, bound=bound, witness=witness)
-    return dataclasses.replace(proved, derivation=_derivation(quality, relation, ratio, proved.proved_bound))
+    return dataclasses.replace(proved, derivation=_derivation(quality, relation, ratio, bound))  # the tight ln ρ; a looser claim is bound to it by the verifier
 
 
 def _derivation(quality: LogLikelihood, relation: Neighbours, ratio: Fraction, bound: Any) -> dict[str, Any] | None:

@@ -25,12 +25,12 @@ import sympy
 
 import numpy as np
 
-from expmech.spec import LARGEST_LISTED, SMALL_DOMAIN, Count, InvalidArgument, InvalidType, Mean, Neighbours, QualityError, QualityFunction, Size, Total
+from expmech.spec import LARGEST_LISTED, SMALL_DOMAIN, Count, InvalidArgument, InvalidType, Mean, Neighbours, OrderStatistic, QualityError, QualityFunction, Size, Total
 from expmech.spec.internal import describe, expression_to_json, readable
 
 from .._display import monotone_text
 from .._outcome import Status
-from ..kernel import term_text
+from ._text import term_text
 from ._partial import analyse_definedness
 from ._rules import NoRule as _NoRule
 from ._rules import Prover as _Prover
@@ -40,7 +40,7 @@ from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, check, fresh_c
 
 __all__ = ["DIRECTION_SIGN", "MonotonicityResult", "monotone_envelope", "prove_monotone"]
 
-AGGREGATES = (Count, Total, Mean, Size)
+AGGREGATES = (Count, Total, Mean, Size, OrderStatistic)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,8 @@ from typing import Any
 import sympy
 import z3
 
-from expmech.spec import Count, InvalidArgument, Mean, QualityError, QualityFunction, Size, Total
+from expmech.spec import Count, InvalidArgument, Mean, OrderStatistic, QualityError, QualityFunction, RationalRange, Size, Total
+from expmech.spec.internal import order_index
 from expmech.spec.internal import compile_expression
 
 from ._encoding import Codes, codes_from_model, domain_constraint, interesting_codes, variables
@@ -38,7 +39,7 @@ from ._z3bridge import Query, Translator, bool_val, check, int_val, int_var, par
 
 __all__ = ["Definedness", "analyse_definedness"]
 
-AGGREGATES = (Count, Total, Mean, Size)
+AGGREGATES = (Count, Total, Mean, Size, OrderStatistic)
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def _aggregate_environment(quality: QualityFunction, size: Any, empty: bool) -> 
     """z3 unknowns for every aggregate with the constraints every dataset of ``size`` records meets."""
     env: dict[sympy.Basic, Any] = {Size(): size}
     constraints: list[Any] = []
-    nodes = sorted(quality.expr.atoms(Count, Total, Mean), key=sympy.default_sort_key)
+    nodes = sorted(quality.expr.atoms(Count, Total, Mean, OrderStatistic), key=sympy.default_sort_key)
     for index, node in enumerate(nodes):
         if empty:
             env[node] = int_val(0) if isinstance(node, Count) else real_val(0)
@@ -80,7 +81,7 @@ def _aggregate_environment(quality: QualityFunction, size: Any, empty: bool) -> 
             bounds = _field_bounds(node.args[0], quality)
             if bounds is not None:
                 lo, hi = bounds
-                scale = 1 if isinstance(node, Mean) else size
+                scale = 1 if isinstance(node, Mean | OrderStatistic) else size
                 constraints += [value >= scale * q(lo), value <= scale * q(hi)]
         env[node] = value
     return env, constraints
@@ -102,7 +103,10 @@ def analyse_definedness(quality: QualityFunction, *, add_remove: bool, rlimit: i
         env, constraints = _aggregate_environment(quality, size, empty=False)
 
         def aggregate_undefined(node: sympy.Basic) -> Any:
-            return body.undefined(node.args[0]) if node.args else bool_val(False)
+            inner = body.undefined(node.args[0]) if node.args else bool_val(False)
+            if isinstance(node, OrderStatistic):
+                return z3.Or(inner, outside_ranks(node, size))
+            return inner
 
         outer = Translator({**env, **outputs}, aggregate_undefined=aggregate_undefined)
         try:
@@ -129,6 +133,13 @@ def analyse_definedness(quality: QualityFunction, *, add_remove: bool, rlimit: i
     return Definedness(total, empty, doubt, tuple(queries))
 
 
+def outside_ranks(node: sympy.Basic, size: Any) -> Any:
+    """The z3 condition: the rank ``k = floor((a·n + b)/c)`` of an order statistic is not in ``[0, n)``."""
+    a, b, c = order_index(node.args[1])
+    rank = (size * a + b) / c if c != 1 else size * a + b  # z3's integer division: the floor, for c > 0
+    return z3.Or(rank < 0, rank >= size)
+
+
 def _defined_when_empty(
     quality: QualityFunction, outputs: dict[sympy.Symbol, Any], output_domain: list[Any], rlimit: int, timeout_ms: int
 ) -> tuple[bool, Query | None]:
@@ -136,16 +147,23 @@ def _defined_when_empty(
     env, _ = _aggregate_environment(quality, int_val(0), empty=True)
 
     def aggregate_undefined(node: sympy.Basic) -> Any:
-        return bool_val(isinstance(node, Mean))
+        return bool_val(isinstance(node, Mean | OrderStatistic))  # no mean and no order statistic of no records
 
     try:
         undefined = Translator({**env, **outputs}, aggregate_undefined=aggregate_undefined).undefined(expr)
     except InvalidArgument:
-        return False, None
+        return True, None  # not translated: ∅ stays a neighbour (the cautious side)
     if z3.is_false(undefined):
         return True, None
     if z3.is_true(undefined):
         return False, None
+    if any(isinstance(domain, RationalRange) for _, _, domain in quality.output_space.items()):
+        # a continuous output: a point has μ-measure 0, so ∅ leaves the mechanism's domain only where q(∅, r) is
+        # undefined at every r; otherwise ∅ stays a neighbour (the cautious side: the claim then covers n = 0)
+        answer = check([*output_domain, z3.Not(undefined)], rlimit=rlimit, timeout_ms=timeout_ms)
+        if answer.status == "unsat":
+            return False, Query("q is defined on the empty dataset at some output", "unsat", answer)
+        return True, None
     answer = check([*output_domain, undefined], rlimit=rlimit, timeout_ms=timeout_ms)
     if answer.status == "unsat":
         return True, Query("q divides by zero on the empty dataset", "unsat", answer)

@@ -38,7 +38,7 @@ from expmech.spec.internal import describe, expression_to_json, readable
 from expmech.spec.internal import nonnegative_rational
 
 from .._outcome import Status
-from ..kernel import term_text
+from ._text import term_text
 from ..smallmodel import InternalInconsistency
 from ._claims import at_least, value_at
 from ._encoding import Codes, codes_from_model, domain_constraint, interesting_codes, variables
@@ -128,8 +128,18 @@ class RangeSensitivityResult:
         return text
 
 
+#: The share of a query's rlimit the direct query's check of the search's guess may spend (1/20).
+GUESS_SHARE = 20
+
+
 def _direct(prover: Prover, expr: sympy.Expr, start: int) -> tuple[Fraction | None, dict[str, Any] | None, list[Query], str]:
-    """The direct two-output query: a proved bound, a model attaining it, the queries; or None and why."""
+    """The direct two-output query: a proved bound, a model attaining it, the queries; or None and why.
+
+    ``prover.range_guess``, when set, is the largest spread of a concrete pair of neighbouring datasets (exact): every such
+    pair is a point of this query's relaxation, so its maximum is at least ``guess``, and if ``d(y₁) − d(y₂) >
+    guess`` is unsat the maximum is ``guess`` itself — the value z3 Optimize would return, proved by the same plain
+    check, without Optimize (slow on huge domains).  Otherwise Optimize guesses as before.
+    """
     quality = prover.quality
     replace = prover.neighbours is Neighbours.REPLACE_ONE
     aggregates = sorted(expr.atoms(Count, Total), key=sympy.default_sort_key)
@@ -166,10 +176,28 @@ def _direct(prover: Prover, expr: sympy.Expr, start: int) -> tuple[Fraction | No
         after[Size()] = size if replace else size + 1
         changes.append(Translator({**before, **outputs}).number(expr) - Translator({**after, **outputs}).number(expr))
     objective = changes[0] - changes[1]
-    kind, value = maximise(objective, constraints, rlimit=prover.rlimit, timeout_ms=prover.timeout_ms)
-    if kind in ("unknown", "unbounded") or value is None:
-        return None, None, [], f"z3 Optimize gave no bound ({kind})"
-    above = check(constraints + [objective > q(value)], rlimit=prover.rlimit, timeout_ms=prover.timeout_ms)
+    above = None
+    value: Fraction | None = None
+    guess = prover.range_guess
+    if guess is not None:
+        # a right guess is proved in a few thousand units; a wrong one is not worth the full budget
+        above = check(constraints + [objective > q(guess)], rlimit=max(prover.rlimit // GUESS_SHARE, 1), timeout_ms=prover.timeout_ms)
+        if above.status == "unsat":
+            value = guess
+        else:
+            # z3 answers by its history: a failed check can leave Optimize slow in the same context, so the
+            # query is built again, without a guess, in a fresh one
+            with fresh_context():
+                again = Prover(prover.quality, prover.neighbours, prover.rlimit, prover.timeout_ms)
+                found = _direct(again, expr, start)
+            prover.queries.extend(again.queries)
+            return found
+    if value is None:
+        kind, value = maximise(objective, constraints, rlimit=prover.rlimit, timeout_ms=prover.timeout_ms)
+        if kind in ("unknown", "unbounded") or value is None:
+            return None, None, [], f"z3 Optimize gave no bound ({kind})"
+        above = check(constraints + [objective > q(value)], rlimit=prover.rlimit, timeout_ms=prover.timeout_ms)
+    assert above is not None
     if above.status != "unsat":
         return None, None, [], f"z3 did not prove d(y₁) − d(y₂) <= {value} ({above.status} {above.reason})"
     queries = [Query(f"d(y1) - d(y2) between neighbours > {value}", "unsat", above)]
@@ -193,6 +221,17 @@ class _Pairs:
             self.best = witness
         if self.counterexample is None and self.claim is not None and witness.spread > self.claim:
             self.counterexample = RangeWitness(**{**witness.__dict__, "claimed": self.claim})
+
+
+class _Offered:
+    """The pairs a search offers, kept in order to be offered to a :class:`_Pairs` later."""
+
+    def __init__(self, claim: Fraction | None) -> None:
+        self.claim = claim
+        self.witnesses: list[RangeWitness] = []
+
+    def offer(self, witness: RangeWitness) -> None:
+        self.witnesses.append(witness)
 
 
 def _witness(quality: QualityFunction, first: Sequence[Codes], second: Sequence[Codes], outputs: Sequence[Codes], change: Any = None) -> RangeWitness:
@@ -237,7 +276,7 @@ def _from_model(prover: Prover, model: dict[str, Any], start: int, pairs: _Pairs
             continue
 
 
-def _search(quality: QualityFunction, relation: Neighbours, start: int, pairs: _Pairs, seeds: Sequence[Codes]) -> str:
+def _search(quality: QualityFunction, relation: Neighbours, start: int, pairs: _Pairs | _Offered, seeds: Sequence[Codes]) -> str:
     """Every neighbouring pair of small datasets over a small record set, at every output searched."""
     space = record_space_size(quality)
     if space is not None and space <= SEARCH_RECORDS:
@@ -273,20 +312,50 @@ def _search(quality: QualityFunction, relation: Neighbours, start: int, pairs: _
     except QualityError as error:
         return f"the search could not evaluate q: {error}"
     for size in sizes:
-        chosen = None
-        best = None
-        for first, second in neighbour_index_pairs(len(records), relation, size):
-            d = table.values[table.rows[first]] - table.values[table.rows[second]]
-            spread = d.max() - d.min()
-            if best is None or spread > best:
-                best, chosen = spread, (first, second)
-            if pairs.claim is not None and Fraction(int(spread), table.denominator) > pairs.claim:
-                chosen = (first, second)
-                break
+        chosen = _widest_pair(table, list(neighbour_index_pairs(len(records), relation, size)), pairs.claim)
         if chosen is not None:
             change = table.values[table.rows[chosen[0]]] - table.values[table.rows[chosen[1]]]
             pairs.offer(_witness(quality, [records[i] for i in chosen[0]], [records[i] for i in chosen[1]], outputs, change))
     return ""
+
+
+#: Neighbouring pairs whose score differences are formed at once (pairs × outputs entries, about 8 MB of int64).
+_PAIR_BLOCK = 1 << 20
+
+
+def _widest_pair(table: Any, pairs: list[tuple[tuple[int, ...], tuple[int, ...]]], claim: Fraction | None) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The first pair whose spread ``max_y d(y) − min_y d(y)`` exceeds ``claim`` (in the order given), else the first of
+    the widest; None for no pair.  The differences of exact integer rows, a block of pairs at a time."""
+    if not pairs:
+        return None
+    values, rows = table.values, table.rows
+    if values.dtype == object:  # integers past int64: one pair at a time, exactly
+        best, chosen = None, None
+        for first, second in pairs:
+            d = values[rows[first]] - values[rows[second]]
+            spread = d.max() - d.min()
+            if best is None or spread > best:
+                best, chosen = spread, (first, second)
+            if claim is not None and Fraction(int(spread), table.denominator) > claim:
+                return first, second
+        return chosen
+    firsts = np.fromiter((rows[first] for first, _ in pairs), dtype=np.int64, count=len(pairs))
+    seconds = np.fromiter((rows[second] for _, second in pairs), dtype=np.int64, count=len(pairs))
+    block = max(1, _PAIR_BLOCK // max(values.shape[1], 1))
+    # an integer spread s has s / denominator > claim  iff  s > ⌊claim·denominator⌋
+    threshold = None if claim is None else (claim.numerator * table.denominator) // claim.denominator
+    best_value, best_index = None, 0
+    for start in range(0, len(pairs), block):
+        d = values[firsts[start : start + block]] - values[seconds[start : start + block]]
+        spreads = d.max(axis=1) - d.min(axis=1)
+        if threshold is not None and threshold < (1 << 62):
+            over = np.flatnonzero(spreads > threshold)
+            if over.size:
+                return pairs[start + int(over[0])]
+        index = int(spreads.argmax())
+        if best_value is None or spreads[index] > best_value:
+            best_value, best_index = spreads[index], start + index
+    return pairs[best_index]
 
 
 def _supremum(bound: sympy.Expr, start: int) -> Fraction | None:
@@ -358,6 +427,11 @@ def _prove(
     pairs = _Pairs(claim)
     notes: list[str] = []
     candidates: list[tuple[Fraction, str, list[Query], dict[str, Any] | None]] = []
+    # the concrete search runs first (no solver), its pairs offered later in their usual place: its widest spread
+    # is the direct query's first guess
+    searched = _Offered(claim)
+    search_note = _search(quality, relation, start, searched, prover.record_seeds)
+    prover.range_guess = max((w.spread for w in searched.witnesses), default=None)
 
     if defined.total and applies(quality.expr):
         try:
@@ -394,7 +468,9 @@ def _prove(
         else:
             notes.append(f"through Δq: Δq not proved ({sens.status.name}: {sens.reason})")
 
-    notes.append(_search(quality, relation, start, pairs, prover.record_seeds))
+    for found in searched.witnesses:
+        pairs.offer(found)
+    notes.append(search_note)
     notes = [n for n in notes if n]
 
     def result(status: Status, reason: str, bound: Fraction | None, rule: str, queries: Sequence[Query], **extra: Any) -> RangeSensitivityResult:

@@ -63,13 +63,13 @@ from typing import Any
 import sympy
 import z3
 
-from expmech.spec import DATASET_SIZE, Count, InvalidArgument, Mean, Neighbours, QualityError, QualityFunction, Size, Total
+from expmech.spec import DATASET_SIZE, Count, InvalidArgument, Mean, Neighbours, OrderStatistic, QualityError, QualityFunction, Size, Total
 from expmech.spec.internal import compile_expression
 
 from ._claims import at_least, value_at
 from ._derivation import Step, number
 from ._encoding import Codes, codes_from_model, domain_constraint, variables
-from ._z3bridge import Query, QueryResult, Translator, bool_val, check, is_nonlinear, maximise, q
+from ._z3bridge import Query, QueryResult, Translator, bool_val, check, int_var, is_nonlinear, maximise, q
 
 __all__ = ["JOINT_TOTAL", "SEARCH_QUERY_COST", "SEARCH_RLIMIT", "SEARCH_TOTAL", "LinearForm", "Maximum", "NoRule", "Prover", "Unknown", "linear_form"]
 
@@ -83,7 +83,7 @@ ENUMERATION_LIMIT = 4096
 SEARCH_QUERY_COST = 20_000  # the least a search query is charged, so their number is bounded too
 #: What all of one proof's joint-encoding queries may use together (a deep expression gives up early).
 JOINT_TOTAL = 1_000_000
-AGGREGATES = (Count, Total, Mean, Size)
+AGGREGATES = (Count, Total, Mean, Size, OrderStatistic)
 SIZE_DEGREE = 4  # a term of size() alone under add-remove: the largest degree of its change's numerator/denominator
 SIZE_OPERATIONS = 40  # ... and the most operations of a change that is not a rational function
 ZERO = sympy.Integer(0)
@@ -230,6 +230,9 @@ class Prover:
         self._constants: dict[sympy.Expr, Fraction | None] = {}
         #: whether q may be defined on the empty dataset (set by the proof once known; True is the cautious default)
         self.empty_defined = True
+        #: the widest spread of d over a concrete neighbouring pair, exact (set by the range proof before its direct
+        #: query, which tries it as its bound before z3 Optimize)
+        self.range_guess: Fraction | None = None
         #: first pass: a count's change is bounded by the indicator theorem, with no solver call
         self.theorem_bounds = False
         self.used_theorem = False
@@ -616,6 +619,14 @@ class Prover:
                     raise
         if form is None and size_only(expr) and (self.neighbours is Neighbours.REPLACE_ONE or not expr.free_symbols):
             return Step("size-only", self._size_change(expr))
+        if isinstance(expr, OrderStatistic):
+            # the k-th smallest value of h is h at one of the records, before and after: it moves by at most the
+            # largest change of h between two records at one output, whatever k and the relation
+            found = self.change(expr.args[0], f"the records' values of {expr}")
+            if found is None:
+                return Step("order-statistic", sympy.oo)
+            spread = max(found.value, Fraction(0))
+            return Step("order-statistic", _rational(spread), {"spread": number(spread)})
         if isinstance(expr, sympy.Add):
             indices = [i for i, arg in enumerate(expr.args) if has_data(arg)]
             linear = [i for i in indices if linear_form(expr.args[i]) is not None]
@@ -688,6 +699,8 @@ class Prover:
         if self.neighbours is Neighbours.REPLACE_ONE:
             return ZERO
         at = expr.xreplace({Size(): n})
+        if at.has(sympy.floor):
+            return self._floor_change(expr, at)
         change = at.xreplace({n: n + 1}) - at
         # kept small: the sign of a high-degree polynomial costs the solver seconds
         try:
@@ -716,6 +729,28 @@ class Prover:
                 # the change in n was simplified through a point where it is undefined at n = 0: state n = 0 apart
                 bound = sympy.Piecewise((_rational(abs(first - empty)), sympy.Eq(n, 0)), (bound, True))
         return bound
+
+
+    def _floor_change(self, expr: sympy.Expr, at: sympy.Expr) -> sympy.Expr:
+        """``max |g(n + 1) − g(n)|`` over every n of the proof, for a term of size() with a floor: a constant, certified by z3."""
+        start = 0 if self.empty_defined else 1
+        size = int_var("n_size")
+        try:
+            before, after = Translator({n: size}).number(at), Translator({n: size + 1}).number(at)
+        except InvalidArgument as error:
+            raise NoRule(f"a term {expr} of size() the solver cannot read: {error}") from None
+        change = after - before
+        magnitude = z3.If(change >= 0, change, -change)
+
+        def evaluate(model: dict[str, Any]) -> Fraction | None:
+            k = model.get("n_size")
+            if not isinstance(k, int) or k < start:
+                return None
+            first, second = value_at(at, k), value_at(at, k + 1)
+            return None if first is None or second is None else abs(second - first)
+
+        found = self.certified_max(magnitude, evaluate, [size >= start], f"the change of {expr} when a record is added")
+        return sympy.oo if found is None else _rational(found.value)
 
 
 def size_only(expr: sympy.Basic) -> bool:

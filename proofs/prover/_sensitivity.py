@@ -38,8 +38,8 @@ from typing import Any
 
 import sympy
 
-from expmech.spec import DATASET_SIZE, LARGEST_LISTED, InvalidArgument, InvalidType, Neighbours, QualityError, QualityFunction, Total, rational_text
-from expmech.spec.internal import describe, readable
+from expmech.spec import DATASET_SIZE, LARGEST_LISTED, InvalidArgument, InvalidType, Multiset, Neighbours, QualityError, QualityFunction, Total, rational_text
+from expmech.spec.internal import WeightedRecords, describe, readable
 
 from .._display import sensitivity_text, witness_text
 from .._outcome import Status
@@ -53,6 +53,7 @@ from ._rules import NoRule, Prover, Unknown, rational
 from ._symbolic import symbolic_pair
 from ._search import SearchSummary, all_records, count_multisets, decode_output, decode_record, record_space_size, search_pairs
 from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, fresh_context, z3_version
+from .._traced import traced_quality
 
 __all__ = ["SensitivityResult", "Witness", "prove_sensitivity"]
 
@@ -76,12 +77,15 @@ class Witness:
     """Two concrete neighbouring datasets, an output, and the exact ``|q(D1, r) − q(D2, r)|``.
 
     A counterexample also holds the ``claimed`` bound it exceeds.  ``quantity``
-    words what ``difference`` measures.  ``str()`` gives the mathematical form,
+    words what ``difference`` measures.  A pair too large to list (a claim that
+    fails only past a size limit such as 2⁶²) holds each dataset as a
+    :class:`~expmech.spec.Multiset` — records with their counts — which the
+    quality evaluates directly: ``quality(w.dataset1, w.output)``.  ``str()`` gives the mathematical form,
     ``|q(D, r) − q(D', r)| = 1 > 1/2 at D = [0, 0], D' = [0, 1], r = 0``.
     """
 
-    dataset1: tuple[Any, ...]
-    dataset2: tuple[Any, ...]
+    dataset1: tuple[Any, ...] | Multiset
+    dataset2: tuple[Any, ...] | Multiset
     output: Hashable
     difference: Fraction
     size: int
@@ -111,7 +115,9 @@ class SensitivityResult:
     at the root), else ``bound``.  ``tight_at`` lists the dataset sizes ``n`` at
     which a witness seen attains the bound's value at that ``n`` exactly (for a
     bound in ``n`` such as ``Max(2, 11/((n + 1)(n + 2)))``: which of its cases
-    are shown attained); ``tight`` says that list is not empty.
+    are shown attained); ``tight`` says that list is not empty.  ``trace`` is the
+    :class:`~expmech.spec.TraceRecord` of a quality traced from Python (the
+    result is about the traced expression), else None.
     """
 
     status: Status
@@ -129,6 +135,7 @@ class SensitivityResult:
     hypotheses: tuple[str, ...] = ()
     tight_at: tuple[int, ...] = ()
     derivation: dict[str, Any] | None = None
+    trace: Any = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return sensitivity_text(self)
@@ -160,8 +167,12 @@ def _aligned(first: Sequence[Codes], second: Sequence[Codes]) -> tuple[list[Code
     return common, common + rest
 
 
-def _user_witness(quality: QualityFunction, first: Sequence[Codes], second: Sequence[Codes], output: Codes) -> Witness:
-    """A witness in user-facing form, re-evaluated exactly through the public call."""
+def _user_witness(quality: QualityFunction, first: Any, second: Any, output: Codes) -> Witness:
+    """A witness in user-facing form, re-evaluated exactly through the public call (datasets by counts as a Multiset)."""
+    if type(first) is WeightedRecords or type(second) is WeightedRecords:
+        m1, m2 = (Multiset([(decode_record(quality, codes), count) for codes, count in data.pairs]) for data in (first, second))
+        r = decode_output(quality, output)
+        return Witness(m1, m2, r, abs(quality(m1, r) - quality(m2, r)), m1.size)
     first, second = _aligned(first, second)
     d1 = tuple(decode_record(quality, codes) for codes in first)
     d2 = tuple(decode_record(quality, codes) for codes in second)
@@ -302,7 +313,8 @@ def prove_sensitivity(
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     search_size: int = 3,
     search_budget: int = 200_000,
-    outputs: Sequence[Hashable] | None = None,
+    outputs: Any = None,
+    schema: Any = None,
 ) -> SensitivityResult:
     """Prove, bound or refute the sensitivity of ``quality`` under ``neighbours``.
 
@@ -332,10 +344,18 @@ def prove_sensitivity(
     exact search (datasets of at most ``search_size`` records, at most
     ``search_budget`` evaluations of q); ``outputs`` restricts the searches'
     outputs to a list (the proof still covers the whole output space).
+
+    ``quality`` may also be a plain Python function ``fn(data, r)`` given with
+    ``schema=`` (a RecordSchema) and ``outputs=`` (then the OutputSpace): it is
+    traced by :func:`expmech.spec.trace` and checked against its trace first
+    (a :class:`~expmech.spec.TraceError` otherwise); the result is about the
+    traced expression and carries its ``trace``.
     """
+    quality, outputs = traced_quality(quality, schema=schema, outputs=outputs, where="prove_sensitivity")
     if not isinstance(quality, QualityFunction):
         raise InvalidType(
-            f"quality={describe(quality)} must be an expmech.spec.QualityFunction; use falsify() for a black-box callable",
+            f"quality={describe(quality)} must be an expmech.spec.QualityFunction; pass schema= and outputs= (an OutputSpace) "
+            "to trace a plain Python function, or use falsify() for a black-box callable",
             parameter="quality",
             value=quality,
         )
@@ -349,7 +369,8 @@ def prove_sensitivity(
             raise InvalidArgument("outputs must not be empty", parameter="outputs", value=outputs)
         restricted = quality.output_space.encode_all(outputs, name="outputs[…]")
     with fresh_context():
-        return _prove(quality, relation, claim, rlimit, timeout_ms, search_size, search_budget, restricted)
+        result = _prove(quality, relation, claim, rlimit, timeout_ms, search_size, search_budget, restricted)
+    return result if quality.trace is None else replace(result, trace=quality.trace)
 
 
 def _prove(
@@ -468,13 +489,15 @@ def _prove(
     if run.counterexample is not None:
         c = run.counterexample
         assert claim is not None
-        return result(
-            Status.REFUTED,
-            f"neighbouring datasets of size {c.size} differ by {readable(c.difference)} > claimed "
-            f"{readable(value_at(claim, c.size))} at r={readable(c.output)}",
-            "search",
-            counterexample=c,
-        )
+        text = (f"neighbouring datasets of size {c.size} differ by {readable(c.difference)} > claimed "
+                f"{readable(value_at(claim, c.size))} at r={readable(c.output)}")
+        tightness: dict[str, Any] = {}
+        if finite and defined.total and bound is not None:  # the rules' (or the joint encoding's) bound still holds: say it
+            attained = run.attaining(bound)
+            text += f"; the proved bound is {bound}" + (", attained (tight)" if attained is not None else ", not shown tight")
+            if attained is not None:
+                tightness = {"tight": True, "witness": attained, "tight_at": run.sizes_attaining(bound)}
+        return result(Status.REFUTED, text, "search", counterexample=c, **tightness)
     witness = run.attaining(bound) if finite else None
     tight = witness is not None
     scope = f" (hypothesis: {'; '.join(hyps)})" if hyps else ""
@@ -569,6 +592,9 @@ def _witness_for(prover: Prover, run: _Run, bound: sympy.Expr | None, start: int
 
 
 def _as_pair(quality: QualityFunction, witness: Witness) -> ConcretePair:
+    if isinstance(witness.dataset1, Multiset) or isinstance(witness.dataset2, Multiset):
+        encoded = [quality.encode_dataset(data) for data in (witness.dataset1, witness.dataset2)]
+        return ConcretePair(encoded[0], encoded[1], quality.output_space.encode(witness.output), witness.difference)
     first = tuple(quality.schema.encode(record) for record in witness.dataset1)
     second = tuple(quality.schema.encode(record) for record in witness.dataset2)
     return ConcretePair(first, second, quality.output_space.encode(witness.output), witness.difference)

@@ -14,7 +14,10 @@ a pair of datasets of the model's size.
 The query is a search, never evidence: the model's pair is built and
 re-evaluated exactly with the quality's own interpreter (:func:`._bounded.confirm`)
 before anyone sees it, and a model the interpreter does not confirm — z3's
-division by zero is unspecified, not an error — is dropped.
+division by zero is unspecified, not an error — is dropped.  A model of more
+than :data:`LARGEST_SIZE` records (a claim that fails only past a size limit
+such as ``min(count, 2**62)``) is kept by counts: each kind with its
+multiplicity, evaluated from the counts at any size.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import sympy
 import z3
 
 from expmech.spec import DATASET_SIZE, Count, InvalidArgument, Mean, Neighbours, Size, Total
+from expmech.spec.internal import WeightedRecords
 
 from ._bounded import ConcretePair, RecordUnknowns, confirm
 from ._claims import value_at
@@ -38,7 +42,7 @@ __all__ = ["LARGEST_SIZE", "SYMBOLIC_RLIMIT", "symbolic_pair"]
 SYMBOLIC_RLIMIT = 1_000_000
 #: A wall-clock safety net for that query (z3's nonlinear arithmetic may overrun its rlimit).
 SYMBOLIC_TIMEOUT_MS = 3_000
-#: The largest dataset a model may name for its pair to be built and re-evaluated exactly.
+#: The largest dataset a model's pair is listed record by record; past it the pair is held by counts.
 LARGEST_SIZE = 200_000
 
 
@@ -104,7 +108,7 @@ def _pair_from_model(prover: Prover, claim: sympy.Expr, model: dict[str, Any], k
         if codes is None:
             return None
         records[tag] = codes
-    rest: list[Codes] = []
+    counted: list[tuple[Codes, int]] = []
     for i in range(kinds):
         m = model.get(f"sm{i}", 0)
         if not isinstance(m, int) or m < 0:
@@ -112,16 +116,28 @@ def _pair_from_model(prover: Prover, claim: sympy.Expr, model: dict[str, Any], k
         if m == 0:
             continue
         codes = codes_from_model(model, f"sk{i}_", quality.schema)
-        if codes is None or len(rest) + m > LARGEST_SIZE:
+        if codes is None:
             return None
-        rest.extend([codes] * m)
+        counted.append((codes, m))
     if output is None:
         return None
-    if replace:
-        first, second = tuple([records["a"]] + rest), tuple([records["b"]] + rest)
+    first: Any
+    second: Any
+    if sum(m for _, m in counted) + 1 > LARGEST_SIZE:  # held by counts: a pair at a size past listing
+        changed = [(records["a"], 1)]
+        if replace:
+            first, second = WeightedRecords(changed + counted), WeightedRecords([(records["b"], 1)] + counted)
+        else:
+            first, second = WeightedRecords(counted), WeightedRecords(counted + changed)
+        size = first.size
     else:
-        first, second = tuple(rest), tuple(rest + [records["a"]])
-    limit = value_at(claim, len(first))
+        rest = [codes for codes, m in counted for _ in range(m)]
+        if replace:
+            first, second = tuple([records["a"]] + rest), tuple([records["b"]] + rest)
+        else:
+            first, second = tuple(rest), tuple(rest + [records["a"]])
+        size = len(first)
+    limit = value_at(claim, size)
     if limit is None:
         return None
     return confirm(prover, first, second, output, limit, strict=True)

@@ -30,7 +30,9 @@ import sympy
 import z3
 from sympy.logic.boolalg import ITE
 
-from expmech.spec import Count, InvalidArgument, Mean, Size, Total
+from expmech.spec import Count, InvalidArgument, Mean, OrderStatistic, Size, Total
+
+from .._interrupts import reraise_interrupt
 
 __all__ = [
     "DEFAULT_RLIMIT",
@@ -296,6 +298,7 @@ def solve(
     try:
         answer = solver.check()
     except z3.Z3Exception as error:  # e.g. an interrupted nonlinear search
+        reraise_interrupt(str(error))
         return QueryResult("unknown", None, f"z3 error: {error}", smt2, 0, f"z3 {z3_version()}")
     used = _rlimit_delta(solver.statistics())
     if answer == z3.sat:
@@ -303,7 +306,9 @@ def solve(
         return QueryResult("sat", _model(solver.model(), declared), "", smt2, used, f"z3 {z3_version()}")
     if answer == z3.unsat:
         return QueryResult("unsat", None, "", smt2, used, f"z3 {z3_version()}")
-    return QueryResult("unknown", None, solver.reason_unknown(), smt2, used, f"z3 {z3_version()}")
+    reason = solver.reason_unknown()
+    reraise_interrupt(reason)
+    return QueryResult("unknown", None, reason, smt2, used, f"z3 {z3_version()}")
 
 
 def maximise(
@@ -344,10 +349,13 @@ def optimise(
     handle = optimiser.maximize(objective)
     try:
         answer = optimiser.check()
-    except z3.Z3Exception:
+    except z3.Z3Exception as error:
+        reraise_interrupt(str(error))
         return ("unknown", None)
     _rlimit_delta(optimiser.statistics())  # keep the per-call accounting of later checks honest
     if answer != z3.sat:
+        if answer == z3.unknown:
+            reraise_interrupt(optimiser.reason_unknown())
         return ("unknown", None)
     kind = "bounded"
     try:
@@ -397,7 +405,7 @@ def as_bool(term: Any) -> Any:
     return term != 0
 
 
-_AGGREGATES = (Count, Total, Mean, Size)
+_AGGREGATES = (Count, Total, Mean, Size, OrderStatistic)
 
 
 class Translator:
@@ -502,6 +510,8 @@ class Translator:
             return 1 / (z3.ToReal(product) if z3.is_int(product) else product)
         if isinstance(e, sympy.Abs):
             return z3.If(args[0] >= 0, args[0], -args[0])
+        if isinstance(e, sympy.floor):
+            return args[0] if z3.is_int(args[0]) else z3.ToInt(args[0])
         if isinstance(e, sympy.Max | sympy.Min):
             result = args[0]
             for other in args[1:]:
@@ -571,7 +581,8 @@ def _may_fail(expr: sympy.Basic, aggregates: bool) -> bool:
 
 def partial_nodes(expr: sympy.Basic) -> list[sympy.Basic]:
     """Where evaluating ``expr`` may fail: negative powers of a base other than a non-zero number or ``size()``
-    (a division by zero), and each ``Piecewise`` without a default branch (no branch may apply)."""
+    (a division by zero), each ``Piecewise`` without a default branch (no branch may apply), and each order
+    statistic (its rank may not be one of the records')."""
     found: set[sympy.Basic] = set()
     stack = [expr]
     seen: set[sympy.Basic] = set()
@@ -584,6 +595,8 @@ def partial_nodes(expr: sympy.Basic) -> list[sympy.Basic]:
             if not (node.base.is_Rational and node.base != 0) and not isinstance(node.base, Size):
                 found.add(node)
         if isinstance(node, sympy.Piecewise) and node.args[-1].cond is not sympy.true:
+            found.add(node)
+        if isinstance(node, OrderStatistic):  # undefined where its rank is not one of the records'
             found.add(node)
         stack.extend(node.args)
     return sorted(found, key=sympy.default_sort_key)

@@ -58,6 +58,7 @@ from expmech.spec import (
     IntRange,
     Lebesgue,
     LogLikelihood,
+    Multiset,
     Neighbours,
     QualityError,
     QualityFunction,
@@ -65,7 +66,7 @@ from expmech.spec import (
     measure_from_json,
     rational_from_text,
 )
-from expmech.spec.internal import expression_from_json
+from expmech.spec.internal import domain_from_json, expression_from_json
 
 from ._exact import Undefined, evaluate, evaluate_at, parse_bound
 from ._truthful import check_truthfulness_claim, truthfulness_work
@@ -143,11 +144,14 @@ class SmallModelReport:
 
 
 def _decode(value: Any) -> Any:
-    """A certificate value in user-facing form: ``{"rational": "p/q"}``, ``{"integer": "…"}``, lists as lists."""
+    """A certificate value in user-facing form: ``{"rational": "p/q"}``, ``{"integer": "…"}``, lists as lists,
+    ``{"multiset": [[record, count], …]}`` as a :class:`~expmech.spec.Multiset`."""
     if isinstance(value, dict) and set(value) == {"rational"}:
         return rational_from_text(value["rational"], name="rational")
     if isinstance(value, dict) and set(value) == {"integer"}:
         return int(value["integer"])
+    if isinstance(value, dict) and set(value) == {"multiset"} and isinstance(value["multiset"], list):
+        return Multiset([(_decode(record), _decode(count)) for record, count in value["multiset"]])  # a witness held by counts
     if isinstance(value, dict):
         return {k: _decode(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -195,8 +199,12 @@ def _range_outputs(quality: Any, mechanism: dict[str, Any], records: list[Codes]
         if set(map(type, listed)) == {list} and set(map(type, itertools.chain.from_iterable(listed))) <= {int}:
             return [tuple(r) for r in listed]  # rows of plain ints (a product range): what _output makes of each, in bulk
         return [_output(r) for r in listed]
-    lo = None if rng.get("lo") is None else rational_from_text(rng["lo"], name="lo")
-    hi = None if rng.get("hi") is None else rational_from_text(rng["hi"], name="hi")
+    if kind == "IntRange":
+        ends = domain_from_json({key: rng.get(key) for key in ("kind", "lo", "hi")}).bounds()
+        lo, hi = (None if v is None else Fraction(v) for v in ends)
+    else:
+        lo = None if rng.get("lo") is None else rational_from_text(rng["lo"], name="lo")
+        hi = None if rng.get("hi") is None else rational_from_text(rng["hi"], name="hi")
     if kind == "interval":  # θ of posterior sampling over [lo, hi]
         assert lo is not None and hi is not None
         points = {lo + (hi - lo) * Fraction(k, INTERVAL_POINTS) for k in range(INTERVAL_POINTS + 1)}
@@ -399,11 +407,26 @@ def _neighbours(quality: Any, first: list[Any], second: list[Any], add_remove: b
     def key(record: Any) -> tuple[Any, ...]:
         return tuple(sorted((s.name, v) for s, v in quality.schema.encode(record).items()))
 
-    a, b = Counter(key(r) for r in first), Counter(key(r) for r in second)
+    a, b = _counts(first, key), _counts(second, key)
     if add_remove:
-        small, large = (a, b) if len(first) <= len(second) else (b, a)
-        return abs(len(first) - len(second)) == 1 and not (small - large) and sum((large - small).values()) == 1
-    return len(first) == len(second) and sum((a - b).values()) <= 1  # Hamming distance at most 1, as the source defines it
+        small, large = (a, b) if _size(first) <= _size(second) else (b, a)
+        return abs(_size(first) - _size(second)) == 1 and not (small - large) and sum((large - small).values()) == 1
+    return _size(first) == _size(second) and sum((a - b).values()) <= 1  # Hamming distance at most 1, as the source defines it
+
+
+def _size(data: Any) -> int:
+    """The number of records of a listed dataset or of a Multiset (a witness past a size limit, held by counts)."""
+    return data.size if isinstance(data, Multiset) else len(data)
+
+
+def _counts(data: Any, key: Any) -> Counter[Any]:
+    """How many times each record occurs, read from the counts of a Multiset without listing it."""
+    if isinstance(data, Multiset):
+        counts: Counter[Any] = Counter()
+        for record, count in data.items():
+            counts[key(record)] += count
+        return counts
+    return Counter(key(r) for r in data)
 
 
 def _witness(quality: QualityFunction, claim: dict[str, Any], bounds: list[tuple[str, list[Fraction | None]]], start: int) -> None:
@@ -412,8 +435,8 @@ def _witness(quality: QualityFunction, claim: dict[str, Any], bounds: list[tuple
     if witness is None:
         raise InternalInconsistency("small-model check: claim sensitivity is tight without a witness", claim="sensitivity")
     first, second, r = _decode(witness["dataset1"]), _decode(witness["dataset2"]), _output(witness["output"])
-    add_remove = len(first) != len(second)
-    size = min(len(first), len(second))
+    add_remove = _size(first) != _size(second)
+    size = min(_size(first), _size(second))
     try:
         gap = abs(quality(first, r) - quality(second, r))
     except ExpMechError as error:

@@ -35,7 +35,7 @@ from typing import Any
 
 import sympy
 
-from expmech.spec import SMALL_DOMAIN, Count, Domain, IntRange, Mean, QualityError, QualityFunction, RationalRange, Size, Total
+from expmech.spec import SMALL_DOMAIN, Count, Domain, IntRange, Mean, OrderStatistic, QualityError, QualityFunction, RationalRange, Size, Total
 
 __all__ = ["LEVELS", "MAX_SIZE", "Pair", "count_datasets", "datasets", "listable", "pairs", "range_points", "record_codes", "representative"]
 
@@ -162,7 +162,7 @@ def _switches(expr: sympy.Basic) -> Iterator[tuple[sympy.Expr, bool]]:
     """Each switch's difference (zero where it turns) and whether it sits inside an aggregate's body."""
 
     def walk(node: sympy.Basic, inside: bool) -> Iterator[tuple[sympy.Expr, bool]]:
-        if isinstance(node, Count | Total | Mean):
+        if isinstance(node, Count | Total | Mean | OrderStatistic):
             for arg in node.args:
                 yield from walk(arg, True)
             return
@@ -185,12 +185,12 @@ def _switches(expr: sympy.Basic) -> Iterator[tuple[sympy.Expr, bool]]:
 
 def _free_aggregates(expr: sympy.Basic, output: sympy.Symbol) -> list[sympy.Expr]:
     """Aggregates whose body does not involve the output (their value depends on the dataset only)."""
-    return sorted({a for a in expr.atoms(Count, Total, Mean, Size) if output not in a.free_symbols}, key=sympy.default_sort_key)
+    return sorted({a for a in expr.atoms(Count, Total, Mean, Size, OrderStatistic) if output not in a.free_symbols}, key=sympy.default_sort_key)
 
 
 def _roots(difference: sympy.Expr, output: sympy.Symbol) -> list[Fraction]:
     """The rational roots in ``output`` of a difference that is a polynomial of degree 1 or 2 in it (else none)."""
-    if output not in difference.free_symbols or difference.atoms(Count, Total, Mean, Size) or not difference.is_polynomial(output):
+    if output not in difference.free_symbols or difference.atoms(Count, Total, Mean, Size, OrderStatistic) or not difference.is_polynomial(output):
         return []
     try:
         coefficients = sympy.Poly(difference, output).all_coeffs()
@@ -241,7 +241,7 @@ def range_points(quality: Any, domain: IntRange | RationalRange, records: Sequen
         if inside:  # a per-record switch: its roots for every record of the model
             for record in records:
                 points.update(_roots(difference.xreplace({s: sympy.Rational(str(v)) for s, v in record.items()}), output))
-        elif not difference.atoms(Count, Total, Mean, Size):
+        elif not difference.atoms(Count, Total, Mean, Size, OrderStatistic):
             points.update(_roots(difference, output))
     lo, hi = domain.bounds()
     base = sorted(points)

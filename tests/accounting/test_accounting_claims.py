@@ -34,14 +34,26 @@ def test_catalogue_certificates_carry_proved_bounded_range_and_zcdp(name: str) -
     (lambda s: _set(s, "bounded-range", "eta", "1/4"), "claim bounded-range"),
     (lambda s: _set(s, "bounded-range", "range_sensitivity", "1"), "claim bounded-range"),
     (lambda s: _set(s, "zcdp", "rho", "1/100"), "claim zcdp"),
-    (lambda s: _set(s, "bounded-range", "tight", False), "claim bounded-range"),
+    (lambda s: _set(s, "bounded-range", "witness", None), "claim bounded-range"),  # tight, with nothing attaining it
 ])
 def test_a_resealed_edit_of_the_new_claims_is_caught(edit, failed: str) -> None:
-    """check re-derives η and ρ: an edited value, even resealed, is INVALID naming the claim."""
+    """The verifier decides η and ρ: an edited value, even resealed, is INVALID naming the claim."""
     entry = catalogue_entry("mode")
     cert = certify(entry.quality, epsilon=entry.epsilon, neighbours=entry.neighbours, claimed=entry.claimed_sensitivity, base_measure=entry.base_measure)
     report = check_certificate(resealed(cert.data, edit))
     assert report.outcome is CheckOutcome.INVALID and report.failed == failed, report.problems
+
+
+def test_a_resealed_weakening_is_valid_and_caught_by_reproduce() -> None:
+    """tight edited to False claims less (η unchanged, no tightness stated): the verifier accepts it as true; check
+    --reproduce, which re-derives the statement, reports the difference."""
+    entry = catalogue_entry("mode")
+    cert = certify(entry.quality, epsilon=entry.epsilon, neighbours=entry.neighbours, claimed=entry.claimed_sensitivity, base_measure=entry.base_measure)
+    edited = resealed(cert.data, lambda s: _set(s, "bounded-range", "tight", False))
+    assert check_certificate(edited).outcome is CheckOutcome.CERTIFIES_DP
+    report = check_certificate(edited, reproduce=True)
+    assert report.outcome is CheckOutcome.INVALID and report.failed == "reproduce: claim bounded-range", report.problems
+    assert "tight: recorded False, re-derived True" in " ".join(report.problems)
 
 
 def _set(statement: dict, claim_id: str, key: str, value: object) -> None:

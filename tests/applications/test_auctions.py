@@ -165,7 +165,8 @@ def _auction_certificate():
 
 
 def test_the_catalogue_auction_is_certified_truthful():
-    """The auction's certificate states McSherry–Talwar's bound from its ε, hypotheses checked exhaustively, and re-checks."""
+    """The auction's certificate states McSherry–Talwar's bound from its ε, hypotheses checked exhaustively; the verifier
+    accepts the claim's derivation, and check --reproduce re-derives it."""
     entry, cert = _auction_certificate()
     claim = next(c for c in cert.statement["predicate"]["claims"] if c["id"] == "truthfulness")
     assert claim["status"] == "PROVED" and claim["epsilon"] == cert.epsilon == "1"
@@ -173,31 +174,36 @@ def test_the_catalogue_auction_is_certified_truthful():
     assert claim["hypotheses"] == {"utility-nonnegative": True, "truthful-dominant": True, "utility-bounded": True, "points": 11 * 11 * 10}
     assert not claim["instances"]["violations"]
     report = check_certificate(json.loads(cert.to_json()))
-    assert report.ok, report.problems
-    assert ("claim truthfulness", True, "PROVED, re-derived") in report.checks
+    assert report.ok and report.exit_code == 0, report.problems
+    assert ("claim truthfulness", True, "accepted: truthfulness derivation and its side conditions") in report.checks
+    assert {"claim": "truthfulness", "kind": "truthfulness", "accepted": True, "obligations": 0, "solver": 0} in report.claims
+    report = check_certificate(json.loads(cert.to_json()), reproduce=True)
+    assert report.ok and ("reproduce: claim truthfulness", True, "PROVED, re-derived") in report.checks, report.problems
 
 
 @pytest.mark.parametrize(
-    "tamper, problem",
+    "tamper, problem, reproduce",
     [
-        (lambda c: c.update(bound="9*(exp(1/2) - 1)"), "claim truthfulness: bound:"),
-        (lambda c: c.update(utility_bound="5"), "utility_bound"),
-        (lambda c: c.update(epsilon="1/2"), "claim truthfulness: epsilon:"),
-        (lambda c: c["auction"].update(reports=[str(b) for b in range(0, 12)]), "auction.reports"),
-        (lambda c: c["instances"].update(largest_gain_upper_bound="0"), "instances.largest_gain_upper_bound"),
-        (lambda c: c["hypotheses"].update(points=1), "hypotheses.points"),
+        (lambda c: c.update(bound="9*(exp(1/2) - 1)"), "claim truthfulness: rejected: bound = '9*(exp(1/2) - 1)' is not the accepted derivation's value", False),
+        (lambda c: c.update(utility_bound="5"), "utility_bound", False),
+        (lambda c: c.update(epsilon="1/2"), "claim truthfulness: rejected: epsilon = '1/2' is not the accepted derivation's value", False),
+        (lambda c: c["auction"].update(reports=[str(b) for b in range(0, 12)]), "claim truthfulness: rejected: the claim's auction is not options.auction", False),
+        (lambda c: c["hypotheses"].update(points=1), "claim truthfulness: rejected: the hypotheses are not the three checked at every one of the 1210", False),
+        # the instances are evidence the verifier does not recompute: check --reproduce re-derives them
+        (lambda c: c["instances"].update(largest_gain_upper_bound="0"), "claim truthfulness: instances.largest_gain_upper_bound: recorded '0', re-derived", True),
     ],
 )
-def test_a_tampered_truthfulness_claim_is_rejected(tamper, problem):
-    """A changed bound, U, ε, auction or evidence — re-sealed with a fresh digest — fails the re-derivation."""
+def test_a_tampered_truthfulness_claim_is_rejected(tamper, problem, reproduce):
+    """A changed bound, U, ε, auction or hypotheses — re-sealed with a fresh digest — is rejected by the verifier; changed
+    instances (evidence, not proof) by check --reproduce."""
     from expmech.proofs.certificate._build import seal
 
     _, cert = _auction_certificate()
     data = json.loads(cert.to_json())
     claim = next(c for c in data["certificate"]["predicate"]["claims"] if c["id"] == "truthfulness")
     tamper(claim)
-    report = check_certificate({**data, **seal(data["certificate"])})
-    assert not report.ok and any(problem in p for p in report.problems), report.problems
+    report = check_certificate({**data, **seal(data["certificate"])}, reproduce=reproduce)
+    assert not report.ok and report.exit_code == 1 and any(problem in p for p in report.problems), report.problems
 
 
 def test_an_auction_must_match_the_quality():

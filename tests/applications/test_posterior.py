@@ -204,24 +204,27 @@ def _reseal(data):
 
 
 @pytest.mark.parametrize(
-    "tamper, problem",
+    "tamper, problem, reproduce",
     [
-        (lambda p: p["claims"][0].update(ratio="8"), "claim sensitivity: ratio:"),
-        (lambda p: p.update(epsilon="log(80)"), "predicate.epsilon: recorded 'log(80)', re-derived 'log(81)'"),
-        (lambda p: p["claims"][1].update(sensitivity="log(8)"), "claim privacy: sensitivity"),
-        (lambda p: p["claims"][0]["ratio_witness"].update(output={"rational": "1/2"}), "ratio_witness"),
-        (lambda p: p["claims"][0]["evidence"]["queries"][2].update(smt2="(set-logic QF_LRA)\n(declare-fun q () Real)\n(assert (> q 0))\n(check-sat)\n"), "not the regenerated query"),
-        (lambda p: p["mechanism"].update(neighbours="add-remove"), "claim sensitivity: solver log"),
+        (lambda p: p["claims"][0].update(ratio="8"), "claim sensitivity: rejected: tight without a ratio witness attaining the root's ρ", False),
+        (lambda p: p.update(epsilon="log(80)"), "claim privacy: dp_claim is true, but ε is not an accepted privacy claim's", False),
+        (lambda p: p["claims"][1].update(sensitivity="log(8)"), "claim privacy: rejected: sensitivity = 'log(8)' is not the accepted derivation's value", False),
+        (lambda p: p["claims"][0]["ratio_witness"].update(output={"rational": "1/2"}), "claim sensitivity: rejected: the ratio witness does not re-evaluate to ρ", False),
+        (lambda p: p["mechanism"].update(neighbours="add-remove"), "claim sensitivity: rejected: relation 'replace-one' is not the mechanism's 'add-remove'", False),
+        # a recorded solver query is provenance: the verifier does not read it, check --reproduce regenerates it
+        (lambda p: p["claims"][0]["evidence"]["queries"][2].update(smt2="(set-logic QF_LRA)\n(declare-fun q () Real)\n(assert (> q 0))\n(check-sat)\n"),
+         "claim sensitivity: evidence.queries[2].smt2: not the regenerated query", True),
     ],
 )
-def test_tampered_posterior_certificates_are_rejected(tamper, problem):
-    """A changed ρ, ε, witness, query or relation — even re-sealed with a fresh digest — fails the re-derivation."""
+def test_tampered_posterior_certificates_are_rejected(tamper, problem, reproduce):
+    """A changed ρ, ε, witness or relation — even re-sealed with a fresh digest — is rejected by the verifier; a changed
+    solver query (provenance) by check --reproduce, which regenerates it."""
     entry = POSTERIOR_CATALOGUE[0]
     cert = certify(entry.quality, epsilon=entry.epsilon, neighbours=entry.neighbours, claimed=entry.claimed_sensitivity, base_measure=entry.base_measure, pairs=3)
     data = copy.deepcopy(cert.data)
     tamper(data["certificate"]["predicate"])
-    report = check_certificate(_reseal(data))
-    assert not report.ok and any(problem in p for p in report.problems), report.problems
+    report = check_certificate(_reseal(data), reproduce=reproduce)
+    assert not report.ok and report.exit_code == 1 and any(problem in p for p in report.problems), report.problems
 
 
 def test_unclipped_posterior_gets_no_certificate(capsys, tmp_path):

@@ -20,21 +20,28 @@ def _csv(path, k: int, seed: int = 1):
 @pytest.mark.parametrize("size, raised", [((3, 2), []), ((5, 2), ["--limit", "max_pairs=5000"])], ids=["within-defaults", "past-defaults-raised"])
 def test_the_printed_check_command_checks_the_certificate(tmp_path, capsys, size, raised):
     """Both sides of the default limits: the command synth prints after writing the certificate exits 0, flags
-    included (and the run's own --limit repeated); without them a certificate past the default limits is refused by
-    check.  (k = 5 columns is the smallest size past the defaults; each run costs about 20 s, so the two cases are
-    enumerated rather than drawn: a draw of two could miss the side past the defaults.)"""
+    included; without them a certificate past the default limits is refused by check.  The run's own --limit of the
+    re-derivation (max_pairs) is repeated in a printed `check --reproduce` command, which exits 0 too, and not in the
+    plain one (whose --limit reads the verifier's input limits only).  (k = 5 columns is the smallest size past the
+    defaults; each run costs about 20 s, so the two cases are enumerated rather than drawn: a draw of two could miss
+    the side past the defaults.)"""
     k, m = size
     cert = tmp_path / "c.cert.json"
     capsys.readouterr()
     assert main(["synth", str(_csv(tmp_path / "bits.csv", k)), "--m", str(m), "--seed", "1", "--certificate", str(cert), *raised]) == 0
-    line = next(text for text in capsys.readouterr().out.splitlines() if "check it with: " in text)
+    lines = capsys.readouterr().out.splitlines()
+    line = next(text for text in lines if "check it with: " in text)
     argv = shlex.split(line.split("check it with: ", 1)[1])
-    assert argv[:3] == ["expmech", "check", str(cert)]
-    assert ("max_pairs=5000" in argv) == bool(raised)
-    assert (len(argv) > 3 + 2 * len(raised)) == (k == 5)  # the flags the certificate needs past the defaults
+    assert argv[:3] == ["expmech", "check", str(cert)] and "max_pairs=5000" not in argv
+    assert (len(argv) > 3) == (k == 5)  # the flags the certificate needs past the defaults
     assert main(argv[1:]) == 0
-    if len(argv) > 3 + 2 * len(raised):
+    if len(argv) > 3:
         assert main(["check", str(cert)]) == 2
+    again = [shlex.split(text.split(" with: ", 1)[1]) for text in lines if "check --reproduce" in text]
+    assert len(again) == bool(raised)
+    if raised:
+        assert again[0] == ["expmech", "check", "--reproduce", *argv[2:], *raised]
+        assert main(again[0][1:]) == 0
 
 
 def test_a_lowered_limit_refuses_the_run_naming_it(tmp_path, capsys):

@@ -16,11 +16,9 @@ Not collected by pytest.  For each (k, m), on n = 50 random k-bit records
   canonical digest).
 
 The ``check / make`` column is the ratio of the two commands' times (wall-clock, then CPU): the three commands
-(make, check, check ``--jobs 1``) run in turn, round after round, and the column is the median of the rounds' ratios:
-``expmech check`` on the certificate over ``expmech synth … --certificate`` that made it (target: at most 1).
-``expmech check`` runs with its default ``--jobs`` (2 where two CPUs are available: on a large certificate
-the checks that need no re-derivation are shared with a second process);
-``--jobs 1`` is timed beside it.  CPU seconds include the second process's.
+(make, check, check ``--reproduce``) run in turn, round after round, and the column is the median of the rounds' ratios:
+``expmech check`` (the verifier alone) on the certificate over ``expmech synth … --certificate`` that made it.
+``expmech check --reproduce`` (the prover run again on the inputs) is timed beside it.
 
 Each figure is the median of three runs (five rounds of make and check from 10,000 multisets; one run for the
 largest sizes); a command (and
@@ -87,8 +85,8 @@ class Timing(NamedTuple):
 
 def command_seconds(k: int, m: int, *, certificate: bool, repeats: int, check: bool = False) -> tuple[Timing, Timing | None, Timing | None, Ratios | None]:
     """Median wall-clock seconds of the ``expmech synth`` command on a fresh CSV (exit code 0 required) and, with
-    ``check``, of ``expmech check`` on the certificate it wrote, as a user runs it (its default ``--jobs``) and with
-    ``--jobs 1`` (exit code 0 required).  With ``check`` the three commands run in turn in each round (a machine that
+    ``check``, of ``expmech check`` on the certificate it wrote, as a user runs it, and with ``--reproduce`` (exit code
+    0 required).  With ``check`` the three commands run in turn in each round (a machine that
     slows down or speeds up between rounds affects all three alike), and the ratios are the medians of each round's."""
     with tempfile.TemporaryDirectory() as folder:
         csv = Path(folder) / "bits.csv"
@@ -99,14 +97,14 @@ def command_seconds(k: int, m: int, *, certificate: bool, repeats: int, check: b
             return _median_seconds(command + (["--certificate", str(cert)] if certificate else []), repeats), None, None, None
         command += ["--certificate", str(cert)]
         checking = [sys.executable, "-m", "expmech.proofs.cli", "check", str(cert), *CHECK_FLAGS]
-        rounds = [tuple(_median_seconds(c, 1) for c in (command, checking, checking[:5] + ["--jobs", "1"] + checking[5:])) for _ in range(repeats)]
+        rounds = [tuple(_median_seconds(c, 1) for c in (command, checking, checking + ["--reproduce"])) for _ in range(repeats)]
         made, checked, alone = (sorted((r[i] for r in rounds), key=lambda t: t.wall)[len(rounds) // 2] for i in range(3))
         return made, checked, alone, Ratios(*(Timing(statistics.median(r[i].wall / r[0].wall for r in rounds), statistics.median(r[i].cpu / r[0].cpu for r in rounds)) for i in (1, 2)))
 
 
 class Ratios(NamedTuple):
-    """``check`` over the ``synth --certificate`` that made it, with its default ``--jobs`` and with ``--jobs 1``: the medians of each
-    round's wall-clock and CPU ratios."""
+    """``check`` and ``check --reproduce`` over the ``synth --certificate`` that made it: the medians of each round's
+    wall-clock and CPU ratios."""
 
     checked: Timing
     alone: Timing
@@ -141,7 +139,7 @@ def main() -> None:
     startup = _median_seconds([sys.executable, "-m", "expmech.proofs.cli", "--version"], 3)
     print(f"start-up (`expmech --version`): {startup} s; commands: wall-clock s (CPU s, user + system)")
     print("| k | m | multisets | q-levels kept | `expmech synth` s | `expmech synth --certificate` s | `expmech check` s "
-          "| check / make | `expmech check --jobs 1` s | check --jobs 1 / make | exact release s (in process) | certify s (in process) |")
+          "| check / make | `expmech check --reproduce` s | check --reproduce / make | exact release s (in process) | certify s (in process) |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for k, m in sizes:
         multisets = comb(2**k + m - 1, m)

@@ -81,45 +81,51 @@ def _set_expression(tree):
     return lambda s: s["predicate"]["quality"].__setitem__("expression", tree)
 
 
-HOSTILE = {
-    "huge-integer-exponent": (_set_expression({"node": "Pow", "args": [{"rational": "3"}, {"rational": str(10**14)}]}), "max_exponent"),
-    "tower-of-exponents": (_set_expression({"node": "Pow", "args": [{"rational": "9"}, {"node": "Pow", "args": [{"rational": "9"}, {"rational": "99999"}]}]}), "max_exponent"),
-    "nested-powers": (_set_expression({"node": "Pow", "args": [{"node": "Pow", "args": [{"node": "Pow", "args": [{"symbol": "r"}, {"rational": "64"}]}, {"rational": "64"}]}, {"rational": "64"}]}), "max_degree"),
-    "power-of-constants": (_set_expression({"node": "Pow", "args": [{"node": "Pow", "args": [{"rational": "9" * 90}, {"rational": "-64"}]}, {"rational": "64"}]}), "max_degree"),
-    "product-of-powers": (_set_expression({"node": "Mul", "args": [{"node": "Pow", "args": [{"symbol": "r"}, {"rational": "64"}]}] * 5}), "max_degree"),
-    "exponent-expression": (_set_expression({"node": "Pow", "args": [{"rational": "9"}, {"node": "Pow", "args": [{"rational": "9"}, {"rational": "15"}]}]}), "max_exponent"),
-    "rational-digits": (lambda s: s["predicate"]["mechanism"].__setitem__("epsilon0", "1/" + "9" * 5000), "max_digits"),
-    "expression-nodes": (_set_expression(_wide(5_000)), "max_expression_nodes"),
-    "expression-depth": (_set_expression(_expression(70)), "max_expression_depth"),
-    "witness-records": (lambda s: claim(s, "sensitivity")["witness"].__setitem__("dataset1", list(range(5000))), "max_records"),
-    "rlimit": (lambda s: s["predicate"]["options"].__setitem__("rlimit", 10**12), "max_rlimit"),
-    "search-budget": (lambda s: s["predicate"]["options"].__setitem__("search_budget", 10**12), "max_search_budget"),
-    "pairs": (lambda s: s["predicate"]["options"].__setitem__("pairs", 10**9), "max_pairs"),
+HOSTILE = {  # name: (edit, outcome, words) under check_certificate(reproduce=True): the verifier refuses a limit of its own
+    # or rejects what it reads as forged (the test edits an expression without its quality's sha256), and the reproduction
+    # refuses the budgets only it spends
+    "huge-integer-exponent": (_set_expression({"node": "Pow", "args": [{"rational": "3"}, {"rational": str(10**14)}]}), "INVALID", "exponent up to ±64"),
+    "tower-of-exponents": (_set_expression({"node": "Pow", "args": [{"rational": "9"}, {"node": "Pow", "args": [{"rational": "9"}, {"rational": "99999"}]}]}), "INVALID", "exponent up to ±64"),
+    "nested-powers": (_set_expression({"node": "Pow", "args": [{"node": "Pow", "args": [{"node": "Pow", "args": [{"symbol": "r"}, {"rational": "64"}]}, {"rational": "64"}]}, {"rational": "64"}]}), "INVALID", "predicate.quality.sha256"),
+    "power-of-constants": (_set_expression({"node": "Pow", "args": [{"node": "Pow", "args": [{"rational": "9" * 90}, {"rational": "-64"}]}, {"rational": "64"}]}), "INVALID", "predicate.quality.sha256"),
+    "product-of-powers": (_set_expression({"node": "Mul", "args": [{"node": "Pow", "args": [{"symbol": "r"}, {"rational": "64"}]}] * 5}), "INVALID", "predicate.quality.sha256"),
+    "exponent-expression": (_set_expression({"node": "Pow", "args": [{"rational": "9"}, {"node": "Pow", "args": [{"rational": "9"}, {"rational": "15"}]}]}), "INVALID", "exponent up to ±64"),
+    "rational-digits": (lambda s: s["predicate"]["mechanism"].__setitem__("epsilon0", "1/" + "9" * 5000), "INVALID", "predicate.mechanism.epsilon0"),
+    "expression-nodes": (_set_expression(_wide(5_000)), "REFUSED", "max_expression_nodes"),
+    "expression-depth": (_set_expression(_expression(70)), "INVALID", "predicate.quality.sha256"),
+    "witness-records": (lambda s: claim(s, "sensitivity")["witness"].__setitem__("dataset1", list(range(5000))), "INVALID", "claim sensitivity"),
+    "rlimit": (lambda s: s["predicate"]["options"].__setitem__("rlimit", 10**12), "REFUSED", "max_rlimit"),
+    "search-budget": (lambda s: s["predicate"]["options"].__setitem__("search_budget", 10**12), "REFUSED", "max_search_budget"),
+    "pairs": (lambda s: s["predicate"]["options"].__setitem__("pairs", 10**9), "REFUSED", "max_pairs"),
 }
 
 
 def test_every_limit_is_enforced_at_its_own_bound(median):
-    """Small custom limits: one over each limit is refused naming it (the defaults above are the same code)."""
+    """Small custom limits: one over each limit is refused naming it (the defaults above are the same code) — by the
+    verifier for its own limits (outputs, expression nodes), by the reproduction for the others (records per dataset,
+    pairs, listed domains: the honest median's witness has 2 records, its IntRange(0, 15) 16 values)."""
     cases = {
-        "max_outputs": (17, lambda s: s["predicate"]["mechanism"]["range"].__setitem__("outputs", list(range(18)))),
-        "max_expression_nodes": (20, _set_expression(_wide(25))),
-        "max_records": (3, lambda s: claim(s, "sensitivity")["witness"].__setitem__("dataset1", [1, 2, 3, 4])),
-        "max_pairs": (25, lambda s: s["predicate"]["options"].__setitem__("pairs", 26)),
-        "max_domain_size": (12, lambda s: s["predicate"]["quality"]["schema"][0][1].update(lo=0, hi=12)),  # 13 values, listed
+        "max_outputs": (17, lambda s: s["predicate"]["mechanism"]["range"].__setitem__("outputs", list(range(18))), ""),
+        "max_expression_nodes": (20, _set_expression(_wide(25)), ""),
+        "max_records": (1, lambda s: None, "reproduce: "),
+        "max_pairs": (25, lambda s: s["predicate"]["options"].__setitem__("pairs", 26), "reproduce: "),
+        "max_domain_size": (12, lambda s: None, "reproduce: "),
     }
-    for limit, (bound, mutate) in cases.items():
-        report = check_certificate(resealed(median.data, mutate), limits=CertificateLimits(**{limit: bound}))
+    for limit, (bound, mutate, stage) in cases.items():
+        report = check_certificate(resealed(median.data, mutate), limits=CertificateLimits(**{limit: bound}), reproduce=True)
         assert report.outcome is CheckOutcome.REFUSED and limit in report.problems[0], report.problems
+        assert report.failed.startswith(stage), report.failed
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_resealed_hostile_content_is_refused_fast(median, name):
-    """A correctly resealed certificate over a content limit is refused (exit 2) before sympy or z3 see it."""
-    mutate, limit = HOSTILE[name]
+    """A correctly resealed hostile certificate, checked with reproduce=True, is rejected (exit 1) or refused (exit 2)
+    as HOSTILE says before sympy or z3 see it, within the CPU budget and bounded memory."""
+    mutate, outcome, words = HOSTILE[name]
     forged = resealed(median.data, mutate)
-    report, elapsed, budget, peak = _timed(forged, limits=CertificateLimits(max_bytes=4 * 2**20))
-    assert report.outcome is CheckOutcome.REFUSED and report.exit_code == 2, report.problems
-    assert limit in report.problems[0]
+    report, elapsed, budget, peak = _timed(forged, limits=CertificateLimits(max_bytes=4 * 2**20), reproduce=True)
+    assert report.outcome is CheckOutcome[outcome] and report.exit_code == (2 if outcome == "REFUSED" else 1), report.problems
+    assert words in report.problems[0], report.problems
     assert elapsed < budget and peak < MEMORY
 
 
@@ -159,7 +165,7 @@ def test_hostile_json_is_refused_fast(text, limit):
 def test_inexact_numbers_are_malformed(text):
     """Floats, NaN and infinities have no place in a certificate: invalid (exit 1)."""
     report = check_certificate(text.encode())
-    assert report.outcome is CheckOutcome.INVALID and report.failed == "json"
+    assert report.outcome is CheckOutcome.INVALID and report.failed == "file" and "inexact number" in report.problems[0], report.problems
 
 
 def test_limits_are_validated():
@@ -171,9 +177,12 @@ def test_limits_are_validated():
 def test_cli_refuses_hostile_input_with_exit_2(median, tmp_path, capsys):
     """At the command line a refused certificate exits 2 and names the limit."""
     path = tmp_path / "pow.json"
-    path.write_text(json.dumps(resealed(median.data, HOSTILE["huge-integer-exponent"][0])))
+    path.write_text(json.dumps(resealed(median.data, HOSTILE["expression-nodes"][0])))
     assert main(["check", str(path)]) == 2
-    assert "max_exponent" in capsys.readouterr().out
+    assert "max_expression_nodes" in capsys.readouterr().out
+    path.write_text(json.dumps(resealed(median.data, HOSTILE["pairs"][0])))
+    assert main(["check", "--reproduce", str(path)]) == 2
+    assert "max_pairs" in capsys.readouterr().out
 
 
 PATHS = [
@@ -219,7 +228,8 @@ def _tower(exponents):
 @settings(max_examples=20, deadline=None)
 @given(st.sampled_from(PATHS), _hostile_values(), st.booleans())
 def test_hostile_certificates_cost_bounded_time_and_memory(path, value, reseal):
-    """Oversized or hostile values anywhere, resealed or not: rejected (never valid) within the CPU budget (a second
+    """Oversized or hostile values anywhere, resealed or not, checked with reproduce=True (a value in the provenance
+    the verifier does not read is the reproduction's to reject): rejected (never valid) within the CPU budget (a second
     on an idle machine) and bounded memory."""
     data = copy.deepcopy(catalogue_certificate("median").data)
     target = data["certificate"]
@@ -230,7 +240,7 @@ def test_hostile_certificates_cost_bounded_time_and_memory(path, value, reseal):
         source = seal(data["certificate"]) if reseal else data
     except RecursionError:  # the test's sealer recurses; so deep a value is past max_depth=160, refused before the digest
         source = data
-    report, elapsed, budget, peak = _timed(json.dumps(source).encode())
+    report, elapsed, budget, peak = _timed(json.dumps(source).encode(), reproduce=True)  # provenance edits: --reproduce's
     assert report.outcome in (CheckOutcome.REFUSED, CheckOutcome.INVALID), report.problems
     assert elapsed < budget, (path, elapsed, budget, report.problems)
     assert peak < MEMORY, (path, peak)
@@ -258,7 +268,8 @@ def _trees():
 @given(_trees(), st.sampled_from(["expression", "claimed"]))
 def test_arbitrary_expression_trees_never_crash_the_checker(tree, where):
     """Any tree of the language's node names, arities and leaves, resealed: refused or invalid, never an exception
-    (unless it is the tree the certificate holds: the median's claimed Δq is the tree of 1)."""
+    (unless it is the tree the certificate holds: the median's claimed Δq is the tree of 1); a claimed Δq of the same
+    value as a different tree is certified by the verifier (ε = 1, true) and rejected by ``reproduce=True``."""
     data = catalogue_certificate("median").data
     predicate = data["certificate"]["predicate"]
     assume(tree != (predicate["quality"]["expression"] if where == "expression" else predicate["options"]["claimed"]))
@@ -267,6 +278,9 @@ def test_arbitrary_expression_trees_never_crash_the_checker(tree, where):
     else:
         forged = resealed(data, lambda s: s["predicate"]["options"].__setitem__("claimed", tree))
     report = check_certificate(forged)
+    if report.ok:  # a claimed Δq the verifier reads as the same value (e.g. {"bool": true}, the code 1): a true claim
+        assert where == "claimed" and report.outcome is CheckOutcome.CERTIFIES_DP and report.epsilon == "1", report
+        report = check_certificate(forged, reproduce=True)  # and the reproduction, which compares the tree, rejects it
     assert report.outcome in (CheckOutcome.INVALID, CheckOutcome.REFUSED), report.problems
 
 
@@ -279,7 +293,7 @@ def test_a_slow_refusal_would_fail_the_budget(median, monkeypatch):
     monkeypatch.setattr(here, "SECOND", SECOND / 20)
     monkeypatch.setattr(here, "UNITS", UNITS / 20)
 
-    forged = resealed(median.data, HOSTILE["huge-integer-exponent"][0])
+    forged = resealed(median.data, HOSTILE["pairs"][0])  # valid to the verifier; the reproduction's content limits refuse it
     check_content_limits = _check.check_content_limits
     burns = [3 * cpu_budget()]  # the first (timed) check burns; the second (memory-traced) one does not
 
@@ -290,8 +304,8 @@ def test_a_slow_refusal_would_fail_the_budget(median, monkeypatch):
         return check_content_limits(statement, limits)
 
     monkeypatch.setattr(_check, "check_content_limits", burn_then_check)
-    report, elapsed, budget, _ = _timed(forged)
-    assert report.outcome is CheckOutcome.REFUSED and "max_exponent" in report.problems[0]
+    report, elapsed, budget, _ = _timed(forged, reproduce=True)
+    assert report.outcome is CheckOutcome.REFUSED and "max_pairs" in report.problems[0]
     assert not elapsed < budget, (elapsed, budget)
 
 
@@ -325,19 +339,25 @@ def test_the_in_memory_size_bound_never_exceeds_the_json_text(value):
 
 
 @pytest.mark.parametrize(
-    "path",
-    [("predicate", "solver_calls"), ("predicate", "notes"), ("predicate", "claims", 0, "evidence", "queries"), ("subject",)],
+    "path, failed",
+    [
+        (("predicate", "solver_calls"), "reproduce: schema"),
+        (("predicate", "notes"), "reproduce: schema"),
+        (("predicate", "claims", 0, "evidence", "queries"), "claim sensitivity"),
+        (("subject",), "inputs"),
+    ],
     ids=["solver-calls", "notes", "queries", "subject"],
 )
-def test_a_long_list_of_wrong_items_fails_the_schema_within_the_budget(median, path):
-    """20,000 items of the wrong type in a list, resealed: INVALID at the schema, within the budget — the validator's
-    errors are taken one at a time (the schema's file-level anyOf used to build all 20,000 first: 5 s)."""
+def test_a_long_list_of_wrong_items_fails_the_schema_within_the_budget(median, path, failed):
+    """20,000 items of the wrong type in a list, resealed, checked with reproduce=True: INVALID where the verifier reads
+    the list (the subject, a PROVED claim's queries), else at the reproduction's schema, within the budget — the
+    validator's errors are taken one at a time (the schema's file-level anyOf used to build all 20,000 first: 5 s)."""
     def mutate(statement):
         target = statement
         for key in path[:-1]:
             target = target[key]
         target[path[-1]] = [1] * 20_000
 
-    report, elapsed, budget, peak = _timed(resealed(median.data, mutate))
-    assert report.outcome is CheckOutcome.INVALID and report.failed == "schema", report.problems
+    report, elapsed, budget, peak = _timed(resealed(median.data, mutate), reproduce=True)
+    assert report.outcome is CheckOutcome.INVALID and report.failed == failed, report.problems
     assert elapsed < budget / 4 and peak < MEMORY, (elapsed, budget)

@@ -163,3 +163,14 @@ def test_a_finite_range_read_from_rows_of_ints_equals_the_value_by_value_reading
         assert slow.rows is None
         assert fast.to_json() == slow.to_json()
         assert (fast.rows is not None) is all(type(v) is int and abs(v) < 2**53 for row in rows for v in row)
+
+
+def test_a_deeply_nested_value_is_written_on_one_line():
+    """A value nested hundreds of levels deep (a proof tree of case splits) stays within twice its compact size, same data."""
+    deep: dict = {"farkas": [[0, "1"]]}
+    for _ in range(300):
+        deep = {"split": [deep, {"farkas": [[1, "1/2"]]}]}
+    data = {"certificate": {"predicate": {"proof": deep}}, "digest": {"value": "0" * 64}}
+    text = readable_json(data)
+    assert json.loads(text) == data
+    assert len(text) < 2 * len(json.dumps(data)), len(text)

@@ -31,12 +31,13 @@ import sympy
 
 from certificate_mutants import duplicated_key_text, leaves_and_lists, mutants, path_class
 from certificate_oracle import json_value as _value
+from certificate_oracle import read_function
 from certificate_tools import catalogue_certificate
 from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE, DigitalGoodsAuction
 from expmech.proofs import CheckOutcome, certify, check_certificate
 from expmech.proofs.certificate import DerivationCache
 from expmech.proofs.certificate._build import seal
-from expmech.spec import DATASET_SIZE, BetaPrior, IntRange, RationalRange, likelihood_from_json, measure_from_json, quality_from_json
+from expmech.spec import DATASET_SIZE, BetaPrior, IntRange, RationalRange, measure_from_json
 from expmech.spec._serial import expression_from_json
 
 NAMES = [entry.name for entry in CATALOGUE + WRONG_CATALOGUE + POSTERIOR_CATALOGUE + RANGE_CATALOGUE]
@@ -72,7 +73,7 @@ def _recertified(statement: dict[str, Any]) -> dict[str, Any]:
     options, mechanism = predicate["options"], predicate["mechanism"]
     claimed = options["claimed"]
     kind = mechanism["range"]["kind"]
-    side = lambda v: None if v is None else Fraction(v)  # noqa: E731
+    side = lambda v: None if v is None else Fraction(v["integer"] if isinstance(v, dict) else v)  # noqa: E731  # an IntRange end: int or {"integer"}
     if kind == "finite":
         outputs = [_value(r) for r in mechanism["range"]["outputs"]]
         measure: Any = dict(zip(outputs, (Fraction(m) for m in mechanism["range"]["base_measure"])))
@@ -91,7 +92,7 @@ def _recertified(statement: dict[str, Any]) -> dict[str, Any]:
         )
     quality = predicate["quality"]
     certificate = certify(
-        likelihood_from_json(quality) if quality.get("kind") == "log-likelihood" else quality_from_json(quality),
+        read_function(quality),
         epsilon=Fraction(mechanism["epsilon0"]),
         neighbours=mechanism["neighbours"],
         claimed=None if claimed is None else expression_from_json(claimed, {"n": DATASET_SIZE}),
@@ -131,7 +132,7 @@ def _valid_evidence(statement: dict[str, Any], claim: dict[str, Any]) -> bool:
     predicate = statement["predicate"]
     relation = predicate["mechanism"]["neighbours"]
     if predicate["quality"].get("kind") == "log-likelihood":
-        quality = likelihood_from_json(predicate["quality"])
+        quality = read_function(predicate["quality"])
         for key in ("ratio_witness", "ratio_counterexample"):
             item = claim.get(key)
             if item is not None and item["record2"] is not None:
@@ -141,7 +142,7 @@ def _valid_evidence(statement: dict[str, Any], claim: dict[str, Any]) -> bool:
                 if first / second != Fraction(item["ratio"]) or (key == "ratio_witness" and item["ratio"] != claim["ratio"]):
                     return False
         return True
-    quality = quality_from_json(predicate["quality"])
+    quality = read_function(predicate["quality"])
     if claim["id"] == "monotonicity" and claim["counterexample"] is not None:
         item = claim["counterexample"]
         first, second = [_value(r) for r in item["dataset1"]], [_value(r) for r in item["dataset2"]]
@@ -192,10 +193,48 @@ def _equivalent(original: dict[str, Any], mutant: dict[str, Any]) -> bool:
         for query_a, query_b in zip(claim_a.get("evidence", {}).get("queries", []), claim_b.get("evidence", {}).get("queries", []))
     ):
         return True
+    if _rescaled_measure(original, mutant):
+        return True
     try:
         fresh, mine = _without_provenance(_recertified(mutant), measurements=False), _without_provenance(mutant, measurements=False)
         return fresh == mine or _same_but_evidence(fresh, mine)
     except Exception:  # noqa: BLE001 - inputs certify refuses cannot have true claims
+        return False
+
+
+def _rescaled_measure(original: dict[str, Any], mutant: dict[str, Any]) -> bool:
+    """Whether the mutant is the original with its range's μ times one constant c > 0 (every density or weight):
+    μ and c·μ give the same mechanism (c cancels in the normaliser), so the claims are the original's."""
+    try:
+        measure, theirs = (s["predicate"]["mechanism"]["range"]["base_measure"] for s in (mutant, original))
+        key = "densities" if "densities" in theirs else "weights"
+        ratios = {Fraction(a) / Fraction(b) for a, b in zip(measure[key], theirs[key], strict=True) if Fraction(b) != 0}
+        if len(ratios) != 1 or min(ratios) <= 0 or any(Fraction(b) == 0 and Fraction(a) != 0 for a, b in zip(measure[key], theirs[key])):
+            return False
+        restored = copy.deepcopy(mutant)
+        restored["predicate"]["mechanism"]["range"]["base_measure"][key] = theirs[key]
+        return _without_provenance(restored) == _without_provenance(original)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return False
+
+
+def _true_verdict(statement: dict[str, Any], original: dict[str, Any]) -> bool:
+    """Whether the mutant's verdict — status, dp_claim, ε, and claims PROVED — is what the oracle (a fresh
+    ``certify`` from the mutant's own inputs, a deleted prover option taken from the original) gives: the verifier
+    accepted a true verdict, whatever else changed.  (Claims not PROVED are --reproduce's to re-derive.)"""
+    try:
+        mutant = copy.deepcopy(statement)
+        options = mutant["predicate"]["options"]
+        for key, value in original["predicate"]["options"].items():
+            options.setdefault(key, value)
+        fresh = _recertified(mutant)
+    except Exception:  # noqa: BLE001 - inputs certify refuses cannot have true claims
+        return False
+    verdict = lambda s: [s["predicate"].get(k) for k in ("status", "dp_claim", "epsilon")]  # noqa: E731
+    proved = lambda s: {c.get("id") for c in s["predicate"]["claims"] if isinstance(c, dict) and c.get("status") == "PROVED"}  # noqa: E731
+    try:  # the same verdict, and no claim PROVED that the oracle does not prove (fewer is true)
+        return verdict(fresh) == verdict(statement) and proved(statement) <= proved(fresh)
+    except (KeyError, TypeError, AttributeError):
         return False
 
 
@@ -206,9 +245,14 @@ class Score:
     caught: Counter[str] = field(default_factory=Counter)
     equivalent: Counter[str] = field(default_factory=Counter)
     survived: list[str] = field(default_factory=list)
+    reproduced: Counter[str] = field(default_factory=Counter)
 
     def add(self, certificate: Any, label: str, source: Any, statement: dict[str, Any] | None) -> str:
-        """Check one mutant and record its fate ("caught", "equivalent" or "survived"), which is returned."""
+        """Check one mutant and record its fate ("caught", "equivalent", "reproduce" or "survived"), which is returned.
+
+        A mutant the verifier accepts that the oracle does not call equivalent must carry a true verdict
+        (:func:`_true_verdict`) and be rejected by ``reproduce=True`` ("reproduce": provenance, conformance, evidence
+        and inputs the verdict does not depend on); anything else survived."""
         report = check_certificate(source, cache=CACHE)
         assert report.outcome in (CheckOutcome.INVALID, CheckOutcome.REFUSED, CheckOutcome.CERTIFIES_DP, CheckOutcome.NO_DP_CLAIM), label
         operator = label.split(" ")[0]
@@ -218,18 +262,24 @@ class Score:
         if statement is not None and _equivalent(certificate.statement, statement):
             self.equivalent[label.split(" ", 1)[1]] += 1
             return "equivalent"
+        if statement is not None and _true_verdict(statement, certificate.statement):
+            again = check_certificate(source, cache=CACHE, reproduce=True)
+            if not again.ok:
+                self.reproduced[operator] += 1
+                return "reproduce"
         self.survived.append(f"{label}: accepted ({report.summary})")
         return "survived"
 
     @property
     def semantic(self) -> int:
-        return sum(self.caught.values()) + len(self.survived)
+        return sum(self.caught.values()) + sum(self.reproduced.values()) + len(self.survived)
 
     def line(self) -> str:
-        score = 100 * sum(self.caught.values()) / max(1, self.semantic)
+        score = 100 * (sum(self.caught.values()) + sum(self.reproduced.values())) / max(1, self.semantic)
         return (
-            f"{sum(self.caught.values()) + sum(self.equivalent.values()) + len(self.survived)} mutants: "
-            f"{sum(self.caught.values())} rejected, {sum(self.equivalent.values())} equivalent (accepted, claims re-derived true), "
+            f"{sum(self.caught.values()) + sum(self.reproduced.values()) + sum(self.equivalent.values()) + len(self.survived)} mutants: "
+            f"{sum(self.caught.values())} rejected, {sum(self.reproduced.values())} rejected by --reproduce only (verdict unchanged), "
+            f"{sum(self.equivalent.values())} equivalent (accepted, claims re-derived true), "
             f"{len(self.survived)} survived — mutation score {score:.1f}% of {self.semantic} semantic mutants"
         )
 

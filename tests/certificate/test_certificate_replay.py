@@ -2,8 +2,9 @@
 
 z3's resource count for a query depends on the history of the process, so at a
 tight rlimit the same derivation can decide a query in one process and not in
-another.  ``certify`` records every solver call, ``check`` replays the log and
-confirms what it relies on (see ``expmech.proofs.certificate._replay``).
+another.  ``certify`` records every solver call; the log is provenance: the
+verifier's verdict never rests on it, and ``check --reproduce`` replays it and
+confirms what the prover relied on (see ``expmech.proofs.certificate._replay``).
 """
 
 import copy
@@ -86,21 +87,28 @@ def _set(path, value):
     ids=["unsat-for-sat", "false-model", "sat-for-unsat", "call-missing", "call-left-over", "calls-reordered", "other-query", "other-claim", "reason-on-sat", "unknown-for-sat"],
 )
 def test_a_forged_solver_log_is_rejected_naming_the_claim(median, edit, words):
-    """Answers flipped, models made up, calls dropped, added, reordered or moved to another claim: invalid, exit 1."""
-    report = check_certificate(resealed(median.data, edit))
+    """Answers flipped, models made up, calls dropped, added, reordered or moved to another claim: the log is provenance,
+    so the verifier decides ε from the derivations (the median's true ε = 1); ``reproduce=True`` replays the log and
+    rejects it: invalid, exit 1, naming the claim."""
+    forged = resealed(median.data, edit)
+    plain = check_certificate(forged)
+    assert plain.outcome is CheckOutcome.CERTIFIES_DP and plain.epsilon == "1", plain.problems
+    report = check_certificate(forged, reproduce=True)
     assert report.outcome is CheckOutcome.INVALID and report.exit_code == 1, report.problems
-    assert report.failed == "claim sensitivity" and words in report.problems[0], report.problems
+    assert report.failed == "reproduce: claim sensitivity" and words in report.problems[0], report.problems
 
 
 def test_an_answer_this_checker_cannot_confirm_is_inconclusive(median, monkeypatch):
-    """A recorded unsat that z3 cannot decide here (within 4× the budget) is neither valid nor forged: exit 4."""
+    """A recorded unsat that z3 cannot decide here (within 4× the budget) when reproducing is neither valid nor forged:
+    exit 4 (the verifier's own verdict, which rests on no replay, is unchanged)."""
     import expmech.proofs.certificate._replay as replay
     from expmech.proofs.prover._z3bridge import QueryResult
 
     monkeypatch.setattr(replay, "solve", lambda assertions, **options: QueryResult("unknown", None, "canceled", "", 0, "z3"))
-    report = check_certificate(median.data)
+    assert check_certificate(median.data).outcome is CheckOutcome.CERTIFIES_DP
+    report = check_certificate(median.data, reproduce=True)
     assert report.outcome is CheckOutcome.INCONCLUSIVE and report.exit_code == 4
-    assert report.failed == "claim sensitivity" and "cannot decide it here" in report.problems[0]
+    assert report.failed == "reproduce: claim sensitivity" and "cannot decide it here" in report.problems[0], report.problems
 
 
 # -- the SMT-LIB2 normal form: let-sharing is canonical ------------------------------------------------------

@@ -171,6 +171,20 @@ CONTENT = {  # the content limits, each over its bound by a generated margin, co
 }
 
 
+#: What ``expmech check --reproduce`` says of each: the verifier refuses an expression over its node limit, rejects what
+#: it reads as forged (a power past ±64, an expression not bound to the quality's sha256, ε₀ not the derivation's, a
+#: witness of other than neighbours), and accepts budgets it never spends; the reproduction refuses those by their limit.
+CONTENT_VERDICT = {
+    "max_exponent": ("INVALID", "a power needs an integer exponent up to ±64"),
+    "max_expression_nodes": ("REFUSED", "max_expression_nodes"),
+    "max_expression_depth": ("INVALID", "predicate.quality.sha256"),
+    "max_digits": ("INVALID", "is not the mechanism's ε₀"),
+    "max_records": ("INVALID", "claim sensitivity"),
+    "max_rlimit": ("REFUSED", "max_rlimit"),
+    "max_pairs": ("REFUSED", "max_pairs"),
+}
+
+
 @st.composite
 def over_a_content_limit(draw: Any) -> tuple[bytes, str]:
     limit = draw(st.sampled_from(sorted(CONTENT)))
@@ -200,15 +214,15 @@ def malformed(draw: Any) -> tuple[bytes, str, str]:
     text = json.dumps(_median())
     if kind == "duplicate":
         data = _median()
-        where = draw(st.sampled_from(_object_paths()))
+        where = draw(st.sampled_from([p for p in _object_paths() if _at(data["certificate"], p)]))  # an object with a key to repeat
         target = _at(data["certificate"], where)
         key = draw(st.sampled_from(sorted(target)))
         target[_SENTINEL] = None
         raw = json.dumps(data).replace(f"{json.dumps(_SENTINEL)}: null", f"{json.dumps(key)}: {json.dumps(target[key])}")
-        return raw.encode(), "INVALID", "repeats the JSON key"
+        return raw.encode(), "INVALID", "repeats a JSON key"
     if kind == "float":
         ints = [p for p in _leaf_paths() if type(_at(catalogue_certificate("median").data["certificate"], p)) is int]
-        return _with_raw(draw(st.sampled_from(ints)), draw(st.sampled_from(["1.5", "1e3", "-0.0", "NaN", "Infinity"]))), "INVALID", "json"
+        return _with_raw(draw(st.sampled_from(ints)), draw(st.sampled_from(["1.5", "1e3", "-0.0", "NaN", "Infinity"]))), "INVALID", "holds the inexact number"
     if kind == "truncated":
         return text[: draw(st.integers(1, len(text) - 1))].encode(), "REFUSED", "not JSON"
     at = draw(st.integers(0, len(text)))
@@ -265,8 +279,9 @@ def test_a_digest_mismatch_is_refused_before_any_heavy_import(tmp_path, files):
 @SETTINGS
 @given(st.lists(over_a_content_limit(), min_size=2, max_size=4))
 def test_resealed_content_over_a_limit_is_refused_before_any_heavy_import(tmp_path, cases):
-    """Exponents, expression size and depth, rational digits, records, domains, budgets: REFUSED (exit 2) naming the limit."""
-    _check_generated(tmp_path, [(raw, "REFUSED", limit) for raw, limit in cases])
+    """Exponents, expression size and depth, rational digits, records, budgets, under ``--reproduce``: the verifier
+    rejects (exit 1) or refuses (exit 2) each, or the reproduction refuses it naming the limit, before any heavy import."""
+    _check_generated(tmp_path, [(raw, *CONTENT_VERDICT[limit]) for raw, limit in cases], "--reproduce")
 
 
 @SETTINGS
@@ -379,9 +394,11 @@ def test_help_and_usage_errors_stay_light(tmp_path, option):
 
 
 def test_the_detector_sees_a_heavy_import(tmp_path):
-    """Positive control: the same detector sees sympy and z3 when the command does import them (an --max-epsilon in n
-    is parsed by the prover's claim parser before the certificate is read)."""
-    (tmp_path / "bad.json").write_text("{not json")
-    run = run_check(["bad.json", "--max-epsilon", "1/n"], tmp_path)
-    assert run.code == 2 and _line(run, "bad.json").startswith("REFUSED")
+    """Positive control: the same detector sees sympy and z3 when the command does import them (``--reproduce`` re-runs
+    the prover on an honest certificate); the plain check of the same file imports neither."""
+    (tmp_path / "honest.json").write_text(json.dumps(catalogue_certificate("median").data))
+    run = run_check(["honest.json", "--reproduce"], tmp_path)
+    assert run.code == 0 and _line(run, "honest.json").startswith("OK"), run.out + run.err
     assert {"sympy", "z3"} <= {name.split(".")[0] for name in run.heavy()}
+    plain = run_check(["honest.json", "--max-epsilon", "1+n"], tmp_path)
+    assert plain.code == 0 and not plain.heavy(), plain.heavy()

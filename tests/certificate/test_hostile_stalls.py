@@ -4,9 +4,10 @@ A piecewise-geometric base measure with a breakpoint near 2**52 makes the exact
 sums raise its ratio to a 2**52-bit power; posterior sampling whose ε₀ = a/b has
 a 60-digit numerator raises every likelihood to that power.  Both hung
 ``expmech check`` (and ``certify``).  Generated hostile certificates, resealed
-as anyone can, are now refused by the content limits (exit 2, naming the field
-and the limit: ``max_power_bits``, ``max_exponent``) within a wall-clock limit,
-and ``certify`` refuses the same inputs before deriving anything.
+as anyone can, are decided by the verifier (which does no exact power) within a
+wall-clock limit; the reproduction's content limits refuse them (exit 2, naming
+the field and the limit: ``max_power_bits``, ``max_exponent``), and ``certify``
+refuses the same inputs before deriving anything.
 """
 
 from __future__ import annotations
@@ -85,14 +86,23 @@ def test_the_content_limits_refuse_every_hostile_power(case):
 
 @settings(max_examples=4, deadline=None)
 @given(hostile())
-def test_expmech_check_refuses_them_within_a_wall_clock_limit(tmp_path_factory, case):
-    """The whole command, on a generated hostile certificate written to a file: exit 2 naming the limit, in time."""
+def test_expmech_check_decides_them_within_a_wall_clock_limit(tmp_path_factory, case):
+    """The whole command, on a generated hostile certificate written to a file, decides it in time.  The verifier does
+    no exact power: the moved breakpoint leaves a true ε-DP claim (ε = 2·ε₀·Δq for any μ of finite mass: exit 0), the
+    replaced ε₀ is not the derivation's (exit 1).  ``--reproduce`` refuses the breakpoint by its limit (exit 2)."""
     kind, value, limit = case
     path = tmp_path_factory.mktemp("hostile") / "hostile.cert.json"
     path.write_text(json.dumps(_resealed(kind, value)), encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "expmech.proofs.cli", "check", str(path)], capture_output=True, text=True, timeout=REFUSAL_SECONDS)
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert limit in done.stdout and "REFUSED" in done.stdout
+    if kind == "geometric":
+        assert done.returncode == 0 and "ε = 1" in done.stdout, done.stdout + done.stderr
+    else:
+        assert done.returncode == 1 and "is not the mechanism's ε₀" in done.stdout, done.stdout + done.stderr
+    done = subprocess.run([sys.executable, "-m", "expmech.proofs.cli", "check", "--reproduce", str(path)], capture_output=True, text=True, timeout=REFUSAL_SECONDS)
+    if kind == "geometric":
+        assert done.returncode == 2 and limit in done.stdout and "REFUSED" in done.stdout, done.stdout + done.stderr
+    else:
+        assert done.returncode == 1, done.stdout + done.stderr
 
 
 CERTIFY = """

@@ -6,8 +6,9 @@ so existing certificates are unchanged); reading refuses any other spelling of
 a safe end.  The README's median over ranges with generated ends of up to 40
 digits, of either sign, certifies and checks.  A range of more than
 ``SMALL_DOMAIN`` values is never listed, so its size is not limited: it checks
-under the default limits; ``max_domain_size`` bounds the domains that are
-listed (a refusal names it, exit 2).
+under the default limits; ``max_domain_size`` (a limit of ``--reproduce``: the
+verifier lists no domain) bounds the domains the reproduction lists (a refusal
+names it, exit 2).
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from expmech.proofs import CertificateLimits, CheckOutcome, certify, check_certi
 from expmech.spec import IntRange, InvalidArgument, OutputSpace, QualityFunction, RecordSchema, count, quality_from_json, quality_to_json, size
 
 SAFE = 2**53 - 1
-
 
 def median(lo: int, hi: int) -> QualityFunction:
     """The README's median over ``IntRange(lo, hi)`` records and outputs."""
@@ -96,24 +96,28 @@ def test_a_huge_width_checks_under_the_default_limits(lo, width):
 @settings(max_examples=5, deadline=None)
 @given(st.integers(1, 15))
 def test_a_listed_domain_over_the_limit_is_refused(limit):
-    """IntRange(0, 15) is listed (16 values <= SMALL_DOMAIN): over a lowered max_domain_size it is refused, exit 2 naming it."""
+    """IntRange(0, 15) is listed (16 values <= SMALL_DOMAIN): a reproduction under a lowered max_domain_size refuses it,
+    exit 2 naming it; the verifier alone lists no domain, so the limit is not its own."""
     data = catalogue_certificate("median").data
-    report = check_certificate(json.dumps(data).encode(), limits=CertificateLimits(max_domain_size=limit))
+    report = check_certificate(json.dumps(data).encode(), limits=CertificateLimits(max_domain_size=limit), reproduce=True)
     assert report.outcome is CheckOutcome.REFUSED and report.exit_code == 2 and "max_domain_size" in report.problems[0], report.problems
-    assert check_certificate(json.dumps(data).encode(), limits=CertificateLimits(max_domain_size=16)).outcome is CheckOutcome.CERTIFIES_DP
+    assert check_certificate(json.dumps(data).encode(), limits=CertificateLimits(max_domain_size=16), reproduce=True).outcome is CheckOutcome.CERTIFIES_DP
+    assert check_certificate(json.dumps(data).encode(), limits=CertificateLimits(max_domain_size=limit)).outcome is CheckOutcome.CERTIFIES_DP
 
 
 def test_a_listed_domain_over_the_limit_is_refused_at_the_command_line(tmp_path):
-    """``expmech check --limit max_domain_size=8 FILE`` on the median over IntRange(0, 15): exit 2, naming the limit."""
+    """``expmech check --reproduce --limit max_domain_size=8 FILE`` on the median over IntRange(0, 15): exit 2, refused
+    by the reproduction's content limit (not a usage error), naming it."""
     path = tmp_path / "median.cert.json"
     path.write_text(json.dumps(catalogue_certificate("median").data))
-    done = subprocess.run([sys.executable, "-m", "expmech.proofs.cli", "check", "--limit", "max_domain_size=8", str(path)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 2 and "max_domain_size" in done.stdout + done.stderr, (done.stdout, done.stderr)
+    done = subprocess.run([sys.executable, "-m", "expmech.proofs.cli", "check", "--reproduce", "--limit", "max_domain_size=8", str(path)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "REFUSED" in done.stdout and "more than max_domain_size=8" in done.stdout, (done.stdout, done.stderr)
 
 
 def test_a_forged_digit_end_fails_the_check():
-    """A certificate whose safe end is spelt as digits (resealed) is not valid: the schema's pattern refuses it."""
+    """A certificate whose safe end is spelt as digits (resealed) is not valid: the verifier's reading of the inputs refuses it."""
     data = catalogue_certificate("median").data
     forged = resealed(data, lambda s: s["predicate"]["quality"]["schema"][0][1].__setitem__("lo", {"integer": "0"}))
     report = check_certificate(forged)
-    assert report.outcome is CheckOutcome.INVALID and report.failed == "schema"
+    assert report.outcome is CheckOutcome.INVALID and report.failed == "inputs" and "x.lo" in report.problems[0], report.problems

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from expmech.impl import ExponentialMechanism, PermuteAndFlip, sample_bernoulli, sample_bernoulli_exp
-from expmech.spec import ExpMechError, InvalidArgument, InvalidType, QualityError
+from expmech.spec import ExpMechError, InexactFloatWarning, InvalidArgument, InvalidType, QualityError
 
 
 def q(d, r):
@@ -24,7 +24,7 @@ def q(d, r):
         (float("nan"), InvalidArgument, "epsilon=nan must be finite"),
         (math.inf, InvalidArgument, "epsilon=inf must be finite"),
         (Decimal("NaN"), InvalidArgument, "epsilon=Decimal"),
-        ("1", InvalidType, "epsilon='1' must be a rational number"),
+        ("one", InvalidArgument, "epsilon='one' must be a rational written"),
         (True, InvalidType, "epsilon=True must be a rational number, not bool"),
         (None, InvalidType, "epsilon=None"),
     ],
@@ -38,11 +38,13 @@ def test_bad_epsilon(epsilon, error, text):
 
 
 def test_exact_epsilon_conversions():
-    """Floats and Decimals become the exact rationals they denote; sympy and numpy rationals are accepted."""
+    """Floats and Decimals become the exact rationals they denote (a float warned about); sympy and numpy rationals and "p/q" are accepted."""
     import numpy as np
     import sympy
 
-    assert ExponentialMechanism(q, epsilon=0.1, outputs=[0]).epsilon == Fraction(0.1)
+    with pytest.warns(InexactFloatWarning, match="3602879701896397/36028797018963968"):
+        assert ExponentialMechanism(q, epsilon=0.1, outputs=[0]).epsilon == Fraction(0.1)
+    assert ExponentialMechanism(q, epsilon="1/10", outputs=[0]).epsilon == Fraction(1, 10)
     assert ExponentialMechanism(q, epsilon=Decimal("0.1"), outputs=[0]).epsilon == Fraction(1, 10)
     assert ExponentialMechanism(q, epsilon=sympy.Rational(2, 3), outputs=[0]).epsilon == Fraction(2, 3)
     assert ExponentialMechanism(q, epsilon=np.int64(3), outputs=[0]).epsilon == 3

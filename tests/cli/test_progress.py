@@ -16,12 +16,20 @@ class Recorder:
 
     bars: list["Recorder"] = []
 
-    def __init__(self, total, label):
-        self.total, self.label, self.steps, self.closed = total, label, [], False
+    def __init__(self, total, label, *, noun="steps"):
+        self.total, self.label, self.noun, self.steps, self.closed = total, label, noun, [], False
+        self.count, self.done, self.finished = total, 0, 0
         Recorder.bars.append(self)
 
     def step(self, name):
         self.steps.append(name)
+        self.done += 1
+
+    def finish(self):
+        self.finished += 1
+
+    def print(self, text, *, file=None):
+        print(text, file=sys.stdout if file is None else file)
 
     def __enter__(self):
         return self

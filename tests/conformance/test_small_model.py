@@ -1,4 +1,7 @@
-"""The small-model check: every PROVED claim re-evaluated exactly on datasets of <= 2 records, before certify and in check."""
+"""The small-model check: every PROVED claim re-evaluated exactly on datasets of <= 2 records, before certify and in check --reproduce.
+
+It is the net behind the verifier: a prover bug the verifier rejects never reaches it (the claim is not issued as
+PROVED), so the tests below inject a prover bug together with a verifier bug that lets it through."""
 
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ from hypothesis import strategies as st
 from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE
 from expmech.proofs import CertificateLimits, InternalInconsistency, certify, check_certificate, small_model_check
 from expmech.proofs.certificate import _build
+from expmech.proofs.checker import _monotone as _vmono
+from expmech.proofs.checker import _sensitivity as _vsens
 from expmech.proofs.cli import main
 from expmech.proofs.prover import _monotone, _rules
 from expmech.proofs.smallmodel import SmallModelBudget, evaluate_at, parse_bound
@@ -44,6 +49,19 @@ def buggy_max(monkeypatch):
     monkeypatch.setattr(_rules, "_largest", _dropping_max(_rules._largest))
 
 
+def _lenient_extremum(ctx, node):
+    """A verifier bug: the max-min rule checks the shape of its premises, not that the bound covers each of them."""
+    _vsens._whole(node, ("Max", "Min"))
+    for i, premise in enumerate(_vsens._premises(node, len(node.term.args))):
+        _vsens._child(node, premise, i)
+
+
+@pytest.fixture
+def buggy_max_past_the_verifier(buggy_max, monkeypatch):
+    """The prover's Max bug, and a verifier bug that accepts its derivation: only the small-model check is left."""
+    monkeypatch.setitem(_vsens.SENSITIVITY_RULES, "max-min", _lenient_extremum)
+
+
 def _max_quality() -> QualityFunction:
     return QualityFunction(sympy.Max(count(X >= R), 3 * count(X <= R)), schema=SCHEMA, outputs=OUTPUTS, name="max-of-counts")
 
@@ -67,8 +85,38 @@ def test_bound_text_outside_the_language_is_refused():
         parse_bound("exec(n)")
 
 
-def test_an_injected_max_bug_is_caught_by_certify(buggy_max):
-    """A rule that drops a term of a Max gives Δq = 1 for Max(count(x >= r), 3 count(x <= r)) (Δq = 3): certify refuses."""
+def test_an_injected_max_bug_is_not_issued(buggy_max, monkeypatch):
+    """A rule that drops a term of a Max gives Δq = 1 for Max(count(x >= r), 3 count(x <= r)) (Δq = 3): the verifier
+    rejects its derivation, and the range bound 2·Δq = 2 it implies is contradicted by a pair: certify refuses."""
+    with pytest.raises(InternalInconsistency) as caught:
+        certify(_max_quality(), epsilon=Fraction(1, 2), neighbours="replace-one", pairs=0)
+    assert caught.value.claim == "range sensitivity" and "spread 3 exceeds the proved range sensitivity 2" in str(caught.value)
+    assert "D = [" in str(caught.value) and "D' = [" in str(caught.value) and "(n = " in str(caught.value)
+    monkeypatch.setattr(_build, "certify_small_model", lambda *args: None)  # both nets off: the verifier alone
+    certificate = certify(_max_quality(), epsilon=Fraction(1, 2), neighbours="replace-one", pairs=0)
+    claims = {c["id"]: c for c in certificate.statement["predicate"]["claims"]}
+    assert claims["sensitivity"]["status"] == "UNKNOWN" and "not issued as PROVED" in claims["sensitivity"]["reason"]
+    assert certificate.statement["predicate"]["epsilon"] is None
+    assert check_certificate(certificate.data, solvers=("z3",)).exit_code == 3
+
+
+def test_a_max_bug_the_range_search_misses_is_not_issued(buggy_max, monkeypatch):
+    """With the range search finding no pair and both nets off, the bounded-range claim 2·Δq = 2 resting on the wrong
+    Δq = 1 is still not issued: the verifier re-checks the Max rule inside it (and zcdp, resting on it, follows)."""
+    from expmech.proofs.prover import _range_sensitivity
+
+    monkeypatch.setattr(_range_sensitivity._Pairs, "offer", lambda self, witness: None)
+    monkeypatch.setattr(_build, "certify_small_model", lambda *args: None)
+    certificate = certify(_max_quality(), epsilon=Fraction(1, 2), neighbours="replace-one", pairs=0)
+    claims = {c["id"]: c for c in certificate.statement["predicate"]["claims"]}
+    assert claims["bounded-range"]["reason"].startswith("Δ̂ <= 2 by 2·Δq")  # the prover did derive the wrong bound
+    assert all(claims[name]["status"] == "UNKNOWN" for name in ("sensitivity", "privacy", "bounded-range", "zcdp"))
+    assert "not issued as PROVED" in claims["bounded-range"]["reason"]
+    assert check_certificate(certificate.data, solvers=("z3",)).exit_code == 3
+
+
+def test_an_injected_max_bug_past_the_verifier_is_caught_by_certify(buggy_max_past_the_verifier):
+    """The same bug with the verifier's max-min rule broken too: the small-model check refuses, naming the pair."""
     with pytest.raises(InternalInconsistency) as caught:
         certify(_max_quality(), epsilon=Fraction(1, 2), neighbours="replace-one", pairs=0)
     error = caught.value
@@ -79,8 +127,8 @@ def test_an_injected_max_bug_is_caught_by_certify(buggy_max):
     assert "D = " in str(error) and "D' = " in str(error) and "n = " in str(error)
 
 
-def test_an_injected_max_bug_exits_4_at_certify_and_check(buggy_max, monkeypatch, tmp_path):
-    """`expmech certify` and `expmech check` exit 4 on the injected bug, naming the pair."""
+def test_an_injected_max_bug_exits_4_at_certify_and_check_reproduce(buggy_max, monkeypatch, tmp_path):
+    """`expmech certify` exits 4 on the injected bug; past a verifier bug, `expmech check --reproduce` exits 4 naming the pair."""
     module = tmp_path / "buggy_target.py"
     module.write_text(
         "import sympy\nfrom expmech.spec import IntRange, OutputSpace, QualityFunction, RecordSchema, count\n"
@@ -92,28 +140,35 @@ def test_an_injected_max_bug_exits_4_at_certify_and_check(buggy_max, monkeypatch
     monkeypatch.chdir(tmp_path)
     assert main(["certify", "buggy_target:target", "-o", str(tmp_path / "out")]) == 4
     assert main(["verify", "buggy_target:target"]) == 4
-    # a certificate the buggy prover issued with the net switched off: check re-derives the same wrong claim, the net catches it
+    # a certificate the buggy prover issued past a buggy verifier, with the net switched off: the plain check (the same
+    # buggy verifier) accepts it; --reproduce re-derives the same wrong claim and the small-model check catches it
+    monkeypatch.setitem(_vsens.SENSITIVITY_RULES, "max-min", _lenient_extremum)
     monkeypatch.setattr(_build, "certify_small_model", lambda *args: None)
     path = certify(_max_quality(), epsilon=Fraction(1, 2), neighbours="replace-one", pairs=0).write(tmp_path / "buggy.json")
-    report = check_certificate(path, solvers=("z3",))
-    assert report.exit_code == 4 and report.failed == "small-model check"
+    assert check_certificate(path, solvers=("z3",)).exit_code == 0
+    report = check_certificate(path, solvers=("z3",), reproduce=True)
+    assert report.exit_code == 4 and report.failed == "reproduce: small-model check"
     assert "internal inconsistency" in report.summary and "D = " in report.summary
 
 
-def test_the_cli_names_the_pair(buggy_max, monkeypatch, tmp_path, capsys):
-    """The exit-4 message of `expmech check` carries D, D', r, the gap, the bound and n."""
+def test_the_cli_names_the_pair(buggy_max_past_the_verifier, monkeypatch, tmp_path, capsys):
+    """The exit-4 message of `expmech check --reproduce` carries D, D', r, the gap, the bound and n."""
     monkeypatch.setattr(_build, "certify_small_model", lambda *args: None)
     path = certify(_max_quality(), epsilon=Fraction(1, 2), neighbours="replace-one", pairs=0).write(tmp_path / "buggy.json")
     capsys.readouterr()
-    assert main(["check", str(path)]) == 4
+    assert main(["check", "--reproduce", str(path)]) == 4
     out = capsys.readouterr().out
     assert "small-model check" in out and "> 1 at D = [" in out and "D = [" in out and "r = " in out and "(n = " in out
 
 
 def test_an_injected_monotonicity_bug_is_caught(monkeypatch):
-    """A direction rule that calls everything non-decreasing is caught: count(x >= r) − count(x < r) falls at r > x."""
+    """A direction rule that calls everything non-decreasing is caught: count(x >= r) − count(x < r) falls at r > x.
+    The verifier rejects the derivation; past a verifier bug that accepts it, the small-model check refuses."""
     monkeypatch.setattr(_monotone._Directions, "direction", lambda self, expr, path=(): (1, _monotone._node(path, expr, "monotone-count", 1, [], [], self.ids)))
     q = QualityFunction(count(X >= R) - count(X < R), schema=SCHEMA, outputs=OUTPUTS)
+    claims = {c["id"]: c for c in certify(q, epsilon=Fraction(1, 2), neighbours="add-remove", pairs=0).statement["predicate"]["claims"]}
+    assert claims["monotonicity"]["status"] == "UNKNOWN" and "not issued as PROVED" in claims["monotonicity"]["reason"]
+    monkeypatch.setitem(_vmono.MONOTONE_RULES, "monotone-count", lambda ctx, node: _vmono._premises(node, []))
     with pytest.raises(InternalInconsistency) as caught:
         certify(q, epsilon=Fraction(1, 2), neighbours="add-remove", pairs=0)
     assert caught.value.claim == "monotonicity"
@@ -140,19 +195,21 @@ def test_budget_is_refused_up_front(tmp_path, capsys):
         certify(q, epsilon=Fraction(1, 2), neighbours="replace-one", pairs=0, limits=CertificateLimits(max_small_model_evaluations=10))
     assert caught.value.parameter == "max_small_model_evaluations" and caught.value.value > 10
     path = certify(q, epsilon=Fraction(1, 2), neighbours="replace-one", pairs=0).write(tmp_path / "q.json")
-    report = check_certificate(path, solvers=("z3",), limits=CertificateLimits(max_small_model_evaluations=10))
+    report = check_certificate(path, solvers=("z3",), limits=CertificateLimits(max_small_model_evaluations=10), reproduce=True)
     assert report.exit_code == 2 and "max_small_model_evaluations" in report.summary
     capsys.readouterr()
-    assert main(["check", "--limit", "max_small_model_evaluations=10", str(path)]) == 2
+    assert main(["check", "--reproduce", "--limit", "max_small_model_evaluations=10", str(path)]) == 2
+    assert "max_small_model_evaluations" in capsys.readouterr().out
+    assert main(["check", "--reproduce", str(path)]) == 0
     assert main(["check", str(path)]) == 0
 
 
 def test_check_reports_the_small_model_check():
-    """An honest certificate's check lists the small-model check among its passed checks, with its size."""
+    """An honest certificate's check --reproduce lists the small-model check among its passed checks, with its size."""
     certificate = _certify(next(e for e in CATALOGUE if e.name == "mode-add-remove"))
-    report = check_certificate(certificate.data, solvers=("z3",))
+    report = check_certificate(certificate.data, solvers=("z3",), reproduce=True)
     assert report.exit_code == 0
-    detail = dict((name, text) for name, passed, text in report.checks if passed)["small-model check"]
+    detail = dict((name, text) for name, passed, text in report.checks if passed)["reproduce: small-model check"]
     assert "sensitivity, monotonicity" in detail and "evaluations" in detail
 
 
@@ -209,15 +266,20 @@ def _certify_unchecked(quality, neighbours):
 
 
 def test_an_injected_epsilon_bug_is_caught_by_the_truthfulness_check(monkeypatch):
-    """A privacy rule that certifies ε/100, with the claim's own instance test broken too: the small model still finds a gain."""
+    """A privacy rule that certifies ε/100, with the claim's own instance test broken too: the verifier rejects the privacy
+    claim; past a verifier bug that accepts it, the small model still finds a gain."""
     from types import SimpleNamespace
 
     from expmech.proofs.certificate import _auction, _derive
+    from expmech.proofs.checker import _privacy
 
     original = _derive.derive_epsilon
     monkeypatch.setattr(_derive, "derive_epsilon", lambda *args, **kwargs: original(*args, **kwargs) / 100)
     monkeypatch.setattr(_auction, "check_truthfulness", lambda *args, **kwargs: SimpleNamespace(holds=True, bidders=[]))
     entry = next(e for e in CATALOGUE if e.name == "auction-price")
+    claims = {c["id"]: c for c in _certify(entry, pairs=0).statement["predicate"]["claims"]}
+    assert claims["privacy"]["status"] == "UNKNOWN" and claims["truthfulness"]["status"] == "UNKNOWN"
+    monkeypatch.setattr(_privacy, "at_least", lambda *args, **kwargs: None)  # the verifier bug: ε >= 2ε₀Δq not checked
     with pytest.raises(InternalInconsistency) as caught:
         _certify(entry, pairs=0)
     assert caught.value.claim == "truthfulness" and "gains by reporting" in str(caught.value)
@@ -251,6 +313,11 @@ def test_an_injected_likelihood_ratio_bug_is_caught(monkeypatch):
         return dataclasses.replace(result, ratio=result.ratio / 2, bound=sympy.log(sympy.Rational(result.ratio.numerator, 2 * result.ratio.denominator)))
 
     monkeypatch.setattr(_posterior, "prove_likelihood_ratio", halved)
+    statement = _certify(POSTERIOR_CATALOGUE[0], pairs=0).statement  # the verifier, run before sealing, rejects it first
+    assert next(c for c in statement["predicate"]["claims"] if c["id"] == "sensitivity")["status"] != "PROVED"
+    from expmech.proofs.certificate import _build
+
+    monkeypatch.setattr(_build, "_accepted", lambda statement, rlimit: statement)  # that net off: the small model's
     with pytest.raises(InternalInconsistency) as caught:
         _certify(POSTERIOR_CATALOGUE[0], pairs=0)
     assert caught.value.claim == "sensitivity" and "outside [1/ρ, ρ]" in str(caught.value)

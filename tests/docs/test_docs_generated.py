@@ -18,12 +18,14 @@ def _tool(name):
 
 @pytest.mark.parametrize(
     "tool, page",
-    [("gen_cli_reference", "docs/reference/cli.md"), ("gen_benchmarks", "docs/benchmarks/index.md"), ("gen_trust", "docs/explanation/trust.md")],
+    [("gen_cli_reference", "docs/reference/cli.md"), ("gen_benchmarks", "docs/benchmarks/index.md"), ("gen_trust", "docs/explanation/trust.md"),
+     ("gen_library_scores", "docs/reference/library-scores.md")],
 )
 def test_a_generated_page_equals_its_generator_output(tool, page):
-    """The command reference (from the argparse parsers), the benchmarks page (from the recorded results) and the trust
-    page (from the kernel's rule table and the rule statements of spec/) are what their scripts write: run
-    `python tools/<script>.py` after changing a flag, recording a benchmark or changing a kernel rule."""
+    """The command reference (from the argparse parsers), the benchmarks page (from the recorded results), the trust
+    page (from the kernel's rule table and the rule statements of spec/) and the library scores (from
+    LIBRARY_CATALOGUE) are what their scripts write: run `python tools/<script>.py` after changing a flag, recording a
+    benchmark, changing a kernel rule or the library catalogue."""
     assert (ROOT / page).read_text(encoding="utf-8") == _tool(tool).render(), f"run: python tools/{tool}.py"
 
 

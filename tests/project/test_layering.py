@@ -79,14 +79,17 @@ def test_a_clean_synthetic_tree_passes(tmp_path):
         ("impl/exact/_sums.py", "from expmech.spec import InvalidArgument\ndef f():\n    from . import _balls\n", "cycle: "),
         ("spec/_errors.py", "from .internal import InvalidArgument\n", "cycle: "),
         ("impl/exact/_sums.py", "def f():\n    from ..exponential import _front\n", "room: "),
-        ("proofs/kernel/_rules.py", "from expmech.proofs.prover import _rules\n", "kernel: "),
-        ("proofs/kernel/_rules.py", "def f():\n    from ..certificate import _build\n", "kernel: "),
-        ("proofs/kernel/_rules.py", "import typing\nif typing.TYPE_CHECKING:\n    import expmech.impl.internal\n", "kernel: "),
-        ("proofs/kernel/_rules.py", "from .. import prover\n", "kernel: "),
-        ("proofs/kernel/_rules.py", "import numpy\n", "kernel: "),
+        ("proofs/checker/_rules.py", "from expmech.proofs.prover import _rules\n", "kernel: "),
+        ("proofs/checker/_rules.py", "def f():\n    from ..certificate import _build\n", "kernel: "),
+        ("proofs/checker/_rules.py", "import typing\nif typing.TYPE_CHECKING:\n    import expmech.impl.internal\n", "kernel: "),
+        ("proofs/checker/_rules.py", "from .. import prover\n", "kernel: "),
+        ("proofs/checker/_rules.py", "import numpy\n", "kernel: "),
+        ("proofs/checker/_rules.py", "from expmech.spec import count\n", "kernel: "),
+        ("proofs/checker/_rules.py", "def f():\n    import sympy\n", "kernel: "),
     ],
     ids=["spec-imports-impl", "local-import-of-proofs", "type-checking-import-against-layers", "relative-import-up", "private-module", "private-name", "local-private", "local-cycle", "cycle-through-a-module", "room-imports-a-later-room",
-         "kernel-imports-the-prover", "kernel-local-import-of-the-certificate", "kernel-type-checking-import-of-impl", "kernel-relative-import-of-the-prover", "kernel-imports-another-library"],
+         "verifier-imports-the-prover", "verifier-local-import-of-the-certificate", "verifier-type-checking-import-of-impl", "verifier-relative-import-of-the-prover", "verifier-imports-another-library",
+         "verifier-imports-the-spec", "verifier-local-import-of-sympy"],
 )
 def test_each_rule_fires_on_an_injected_breach(tmp_path, where, source, expected):
     """A back-import, a private name across layers and a cycle — at module level, in a function or under TYPE_CHECKING — are each reported."""
@@ -94,8 +97,8 @@ def test_each_rule_fires_on_an_injected_breach(tmp_path, where, source, expected
     assert any(line.startswith(expected) for line in found), found
 
 
-def test_the_kernel_imports_only_the_spec_and_its_solvers():
-    """proofs/kernel/ exists and imports nothing of the prover, the certificate package or impl (the rule reads real files)."""
+def test_the_verifier_imports_nothing_of_the_other_layers():
+    """proofs/checker/ exists and imports nothing of spec, sympy, the prover, the certificate builder or impl (the rule reads real files)."""
     from import_graph import KERNEL, kernel_violations
 
     assert any(name.startswith(KERNEL + ".") for name in module_files(ROOTS))

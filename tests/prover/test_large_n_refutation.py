@@ -156,16 +156,18 @@ def test_refutation_completeness_beyond_20_records():
     assert sum(_outcomes) >= MIN_REFUTED_SHARE * len(_outcomes), f"{sum(_outcomes)} of {len(_outcomes)} REFUTED"
 
 
-def test_a_claim_failing_only_at_an_astronomical_size_is_not_listed_out_of_memory():
+def test_a_claim_failing_only_at_an_astronomical_size_is_refuted_by_counts():
     """q = n·min(2**-45, n) changes by 2**-45 under add-remove; the claim 1/n fails only past n = 2**45.  The search
-    must not list a dataset of 2**45 records (it ended in MemoryError): the result is not PROVED, and no crash."""
-    import sympy
-
-    from expmech.proofs import prove_sensitivity
-    from expmech.spec import DATASET_SIZE, IntRange, OutputSpace, QualityFunction, RecordSchema, size
+    never lists a dataset of 2**45 records (it once ended in MemoryError): the counterexample holds its datasets by
+    counts (a Multiset), past 2**45, and re-evaluates above the claim."""
+    from expmech.spec import Multiset
 
     schema, outputs = RecordSchema(x=IntRange(0, 1)), OutputSpace(r=IntRange(0, 1))
     quality = QualityFunction(size() * sympy.Min(sympy.Rational(1, 2**45), size()), schema=schema, outputs=outputs)
     result = prove_sensitivity(quality, neighbours="add-remove", claimed=1 / DATASET_SIZE)
-    assert str(result.status) != "PROVED"
-    assert result.counterexample is None or len(result.counterexample.dataset2) <= 1_000_001
+    assert result.status is Status.REFUTED, result.reason
+    c = result.counterexample
+    assert isinstance(c.dataset1, Multiset) and isinstance(c.dataset2, Multiset)
+    assert c.size == c.dataset1.size > 2**45 and c.dataset2.size == c.size + 1
+    exact = abs(quality(c.dataset1, c.output) - quality(c.dataset2, c.output))
+    assert exact == c.difference > Fraction(1, c.size)

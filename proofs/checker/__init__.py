@@ -1,0 +1,15 @@
+"""expmech.proofs.checker: the verifier under ``expmech check``, the project's root of trust.
+
+It decides a certificate from its content alone, importing no prover, no ``expmech.impl`` and no sympy: each claim
+is accepted only on a derivation its rules accept, every side condition discharged from a recorded proof.
+"""
+
+from ._claims import CLAIMS, RULES, derive
+from ._format import FORMAT, PREDICATE_TYPE, Malformed, quality_digest, read_statement
+from ._read import LIMIT_NAMES, Limits, canonical_digest, parse_limit
+from ._report import CheckOutcome, CheckReport
+from ._terms import Reader, Term, render
+from ._verify import verify
+
+__all__ = ["CLAIMS", "FORMAT", "LIMIT_NAMES", "PREDICATE_TYPE", "RULES", "CheckOutcome", "CheckReport", "Limits", "Malformed", "Reader", "Term",
+           "canonical_digest", "derive", "parse_limit", "quality_digest", "read_statement", "render", "verify"]
