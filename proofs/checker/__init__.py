@@ -5,7 +5,8 @@ is accepted only on a derivation its rules accept, every side condition discharg
 """
 
 from ._claims import CLAIMS, RULES, derive
-from ._format import FORMAT, PREDICATE_TYPE, Malformed, quality_digest, read_statement
+from ._domains import Malformed
+from ._format import FORMAT, PREDICATE_TYPE, quality_digest, read_statement
 from ._read import LIMIT_NAMES, Limits, canonical_digest, parse_limit
 from ._report import CheckOutcome, CheckReport
 from ._terms import Reader, Term, render

@@ -11,7 +11,8 @@ from fractions import Fraction
 from typing import Any
 
 from ._encode import Encoder, Unsupported
-from ._format import Quality, Range
+from ._domains import Range
+from ._format import Quality
 from ._formula import FALSE, Obligation, Var, conj, declared, disj, holds, integer_floors, var
 from ._numbers import TooLarge, rational
 from ._terms import Reader, Term, render

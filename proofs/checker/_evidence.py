@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ._format import Malformed, Quality, integer, need
+from ._domains import Malformed, integer, need
+from ._format import Quality
 from ._numbers import add, mul
 from ._terms import Term, evaluate
 

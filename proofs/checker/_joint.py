@@ -1,5 +1,4 @@
-"""``size-only``: a term of ``size()`` alone keeps its value under replace-one and changes by ``|g(n + 1) − g(n)|``
-under add-remove.  ``joint`` (and ``range-direct``): the changed records shared, the other records' share of each
+"""``joint`` (and ``range-direct``): the changed records shared, the other records' share of each
 aggregate an unknown bounded by necessary conditions only — a count's in ``[0, others]``, a total's in
 ``others·[lo, hi]`` with ``lo <= e(x, r) <= hi`` a side condition (``data["ranges"]``, keyed by the total's text).
 """
@@ -9,43 +8,18 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from ._context import Context, Node, Rejected, at_least
+from ._context import Context, Node, Rejected
 from ._encode import Encoder
 from ._formula import FALSE, Var, conj, disj, ite, k, neg, plus, times, var
 from ._numbers import TooLarge, rational
 from ._terms import Term, aggregates, render
 
-__all__ = ["joint", "relaxed_change", "size_only", "total_limits"]
+__all__ = ["joint", "relaxed_change", "total_limits"]
 
 
 def _alone(node: Node) -> None:
     if node.premises:
         raise Rejected(node.id, f"rule {node.rule} takes no premises")
-
-
-def size_only(ctx: Context, node: Node) -> None:
-    """``Δ g(size())``: 0 under replace-one, ``|g(n + 1) − g(n)|`` under add-remove."""
-    _alone(node)
-    atoms: dict[int, Term] = {}
-    for t in node.summands:
-        aggregates(t, atoms)
-    if not atoms or any(a.op != "Size" for a in atoms.values()):
-        raise Rejected(node.id, "rule size-only needs a subterm whose only aggregate is size()")
-    if ctx.replace:
-        at_least(ctx, node, [], "0 (the size is kept)")
-        return
-    size = next(iter(atoms.values()))
-
-    def at(n: Any) -> tuple[Any, Any]:
-        enc = Encoder({**ctx.outputs, size: ("n", n, FALSE)})
-        parts = [enc.number(t) for t in node.summands]
-        return plus(*[v for v, _ in parts]), disj(*[u for _, u in parts])
-
-    bound, undefined = Encoder({ctx.n: ("n", var("n"), FALSE)}).number(node.bound)
-    (before, ub), (after, ua) = at(var("n")), at(plus(var("n"), k(1)))
-    change = plus(after, neg(before))
-    ctx.require(node.id, "the bound is at least |g(n + 1) − g(n)| for every n of the case",
-                disj(undefined, conj(("not", ub), ("not", ua), disj(("<", bound, change), ("<", bound, neg(change))))), (node.lo, node.hi))
 
 
 def total_limits(ctx: Context, node: Node) -> list[tuple[Term, Fraction, Fraction]]:

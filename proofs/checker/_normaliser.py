@@ -13,7 +13,7 @@ from typing import Any
 
 from ._context import Context, Node, Rejected, Rule, read_node
 from ._encode import Encoder
-from ._format import Range
+from ._domains import Range
 from ._formula import FALSE, Var, conj, disj, neg, plus, var
 from ._terms import Term, aggregates, render
 

@@ -14,11 +14,12 @@ from typing import Any
 from ._privacy import log_argument, premise_of, rational_bound, root_of
 from ._context import Context, Node, Rejected, Rule, read_node
 from ._formula import conj, disj, k, times
-from ._numbers import TooLarge, exp_compare, render_rational
+from ._numbers import TooLarge, exp_compare, rational, render_rational
 from ._split import finite_values
-from ._terms import evaluate
+from ._terms import Term, evaluate
+from ._values import same_value
 
-__all__ = ["RATIO_RULES", "check_posterior_range", "check_ratio"]
+__all__ = ["RATIO_RULES", "check_posterior_range", "check_ratio", "ratio_witness"]
 
 LIMIT = 200_000  # (record, record, θ) evaluations of range-enumerate
 
@@ -102,3 +103,17 @@ def _enumerate(ctx: Context, node: str, text: Any) -> Fraction:
 
 
 RATIO_RULES: dict[str, Rule] = {"ratio-clipped": clipped}
+
+
+def ratio_witness(run: Any, claim: dict[str, Any], derivation: Mapping[str, Any], bound: Term) -> None:
+    """A posterior's tight ratio: the witness's likelihood ratio (add-remove: ℓ or 1/ℓ) is ρ, and the bound ln ρ."""
+    quality, witness, rho = run.statement.quality, claim.get("ratio_witness"), derivation["root"]["bound"]
+    if not isinstance(witness, dict) or witness.get("ratio") != claim.get("ratio") or {"rational": claim.get("ratio")} != rho:
+        raise Rejected(None, "tight without a ratio witness attaining the root's ρ")
+    theta = quality.output(witness.get("output"), "ratio_witness.output")
+    first = evaluate(quality.expr, {**quality.record(witness.get("record1"), "record1"), **theta})
+    second = evaluate(quality.expr, {**quality.record(witness["record2"], "record2"), **theta}) if witness.get("record2") is not None else Fraction(1)
+    if not isinstance(first, Fraction) or not isinstance(second, Fraction) or first <= 0 or second <= 0:
+        raise Rejected(None, "the ratio witness's likelihoods are not defined and > 0")
+    if (rational(witness["ratio"], "ratio_witness.ratio") if isinstance(witness["ratio"], str) else None) not in (first / second, second / first) or not same_value(bound, run.values.make("log", (run.values.read(rho),)), run.values):
+        raise Rejected(None, "the ratio witness does not re-evaluate to ρ, or the bound is not ln ρ")

@@ -14,11 +14,11 @@ from typing import Any
 
 from ._context import Context, Node, Rejected, Rule, at_least, read_node
 from ._encode import Encoder
-from ._formula import FALSE, TRUE, conj, disj, ite, k, neg, plus, times, var
+from ._formula import conj, disj, ite, k, neg, plus, times
 from ._numbers import TooLarge
 from ._terms import MAYBE, Term, evaluate
 
-__all__ = ["SENSITIVITY_RULES", "check_sensitivity", "chosen", "linear_form", "reached"]
+__all__ = ["SENSITIVITY_RULES", "check_sensitivity", "child_of", "linear_form", "number_term", "premises_of", "whole"]
 
 Piece = tuple[tuple[Term, ...], Term, bool]  # data-free factors, per-record body, whether the body is a count's predicate
 
@@ -86,18 +86,18 @@ def linear_form(term: Term) -> Linear | None:
     return None
 
 
-def _premises(node: Node, count: int) -> list[Node]:
+def premises_of(node: Node, count: int) -> list[Node]:
     if len(node.premises) != count:
         raise Rejected(node.id, f"rule {node.rule} takes {count} premise(s), not {len(node.premises)}")
     return node.premises
 
 
-def _child(node: Node, premise: Node, *steps: int) -> None:
+def child_of(node: Node, premise: Node, *steps: int) -> None:
     if premise.path != node.path + steps or premise.args is not None:
         raise Rejected(node.id, f"premise {premise.id} is at {list(premise.path)}, not at the argument {list(node.path + steps)}")
 
 
-def _whole(node: Node, ops: tuple[str, ...]) -> None:
+def whole(node: Node, ops: tuple[str, ...]) -> None:
     if node.args is not None or node.term.op not in ops:
         raise Rejected(node.id, f"rule {node.rule} applies to {' or '.join(ops)}, not to {node.term.op}")
 
@@ -122,17 +122,17 @@ def part(enc: Encoder, pieces: list[Piece]) -> tuple[Any, Any]:
     return plus(*terms), disj(*undefined)
 
 
-def _num(ctx: Context, q: Fraction | int) -> Term:
+def number_term(ctx: Context, q: Fraction | int) -> Term:
     return ctx.bounds.make("rational", (), Fraction(q))
 
 
 def _n_plus(ctx: Context, shift: int) -> Term:
-    return ctx.bounds.make("Add", (ctx.n, _num(ctx, shift))) if shift else ctx.n
+    return ctx.bounds.make("Add", (ctx.n, number_term(ctx, shift))) if shift else ctx.n
 
 
 def data_free(ctx: Context, node: Node) -> None:
     """A subterm without aggregates does not change."""
-    _premises(node, 0)
+    premises_of(node, 0)
     if any(t.aggregate for t in node.summands):
         raise Rejected(node.id, "the subterm depends on the data")
     at_least(ctx, node, [], "0")
@@ -140,7 +140,7 @@ def data_free(ctx: Context, node: Node) -> None:
 
 def linear(ctx: Context, node: Node) -> None:
     """A linear form changes through one record: ``D + S/n`` (replace-one), ``D + S/(n+1)`` (add-remove)."""
-    _premises(node, 0)
+    premises_of(node, 0)
     form = Linear()
     for term in node.summands:
         found = linear_form(term)
@@ -156,7 +156,7 @@ def linear(ctx: Context, node: Node) -> None:
         ctx.require(node.id, f"one replaced record changes the sum part by at most {plain}", conj(("not", ua), ("not", ub), ("<", k(plain), plus(hb, neg(ha)))))
     if not ctx.replace and (form.plain or form.per_size):
         h, uh = part(a, form.plain)
-        s, us = part(a, [(f, _num(ctx, 1), False) for f in form.per_size])
+        s, us = part(a, [(f, number_term(ctx, 1), False) for f in form.per_size])
         change = plus(h, s)
         ctx.require(node.id, f"one added record changes the sum part by at most {plain}",
                     conj(("not", uh), ("not", us), disj(("<", k(plain), change), ("<", k(plain), neg(change)))))
@@ -168,9 +168,9 @@ def linear(ctx: Context, node: Node) -> None:
     if ctx.replace and form.divided and node.hi is not None and node.hi < 1:
         raise Rejected(node.id, "a case at n = 0 has no replace-one neighbours")
     over = _n_plus(ctx, 0 if ctx.replace else 1)
-    parts = [_num(ctx, plain)]
+    parts = [number_term(ctx, plain)]
     if form.normalised and spread:
-        parts.append(ctx.bounds.make("Mul", (_num(ctx, spread), ctx.bounds.make("Pow", (over, _num(ctx, -1))))))
+        parts.append(ctx.bounds.make("Mul", (number_term(ctx, spread), ctx.bounds.make("Pow", (over, number_term(ctx, -1))))))
     at_least(ctx, node, parts, "the linear form's change")
 
 
@@ -198,8 +198,8 @@ def total(ctx: Context, node: Node) -> None:
 
 def scale(ctx: Context, node: Node) -> None:
     """``Δ(c·nᵏ·a) <= C·nᵏ·Δa`` with ``C >= max_r |c(r)|`` (size powers: replace-one only)."""
-    _whole(node, ("Mul",))
-    (premise,) = _premises(node, 1)
+    whole(node, ("Mul",))
+    (premise,) = premises_of(node, 1)
     power, constants, data = 0, [], []
     for i, factor in enumerate(node.term.args):
         base, exponent = (factor.args[0], factor.args[1].value) if factor.op == "Pow" else (factor, 1)
@@ -211,7 +211,7 @@ def scale(ctx: Context, node: Node) -> None:
             constants.append(factor)
     if len(data) != 1:
         raise Rejected(node.id, f"rule scale needs exactly one data-dependent factor, not {len(data)}")
-    _child(node, premise, data[0])
+    child_of(node, premise, data[0])
     factor_bound = node.rational("factor_bound")
     if constants:
         value, undefined = part(ctx.encoder("a"), [(tuple(constants[:-1]), constants[-1], False)])
@@ -219,68 +219,30 @@ def scale(ctx: Context, node: Node) -> None:
                     conj(("not", undefined), disj(("<", k(factor_bound), value), ("<", k(factor_bound), neg(value)))))
     elif factor_bound < 1:
         raise Rejected(node.id, f"factor_bound {factor_bound} is below the factor 1")
-    scaled = [_num(ctx, factor_bound), premise.bound] + ([ctx.bounds.make("Pow", (ctx.n, _num(ctx, power)))] if power else [])
+    scaled = [number_term(ctx, factor_bound), premise.bound] + ([ctx.bounds.make("Pow", (ctx.n, number_term(ctx, power)))] if power else [])
     at_least(ctx, node, [ctx.bounds.make("Mul", tuple(scaled))], "the factor's bound times the premise's")
 
 
 def absolute(ctx: Context, node: Node) -> None:
     """``Δ|a| <= Δa``."""
-    _whole(node, ("Abs",))
-    (premise,) = _premises(node, 1)
-    _child(node, premise, 0)
+    whole(node, ("Abs",))
+    (premise,) = premises_of(node, 1)
+    child_of(node, premise, 0)
     at_least(ctx, node, [premise.bound], "the premise's bound")
 
 
 def extremum(ctx: Context, node: Node) -> None:
     """``Δ Max/Min(a₁, …) <= max Δaᵢ``: one premise per argument, in order."""
-    _whole(node, ("Max", "Min"))
-    premises = _premises(node, len(node.term.args))
+    whole(node, ("Max", "Min"))
+    premises = premises_of(node, len(node.term.args))
     for i, premise in enumerate(premises):
-        _child(node, premise, i)
+        child_of(node, premise, i)
     at_least(ctx, node, [p.bound for p in premises], "every argument's bound", each=True)
-
-
-def chosen(ctx: Context, term: Term, i: int) -> Any:
-    """At this output the Piecewise ``term`` takes branch ``i``: every earlier condition defined and false, the ``i``-th true."""
-    a, parts = ctx.encoder("a"), []
-    for j, pair in enumerate(term.args[: i + 1]):
-        value, undefined = a.condition(pair.args[1])
-        parts += [("not", undefined), value if j == i else ("not", value)]
-    return conj(*parts)
-
-
-def reached(ctx: Context, path: tuple[int, ...]) -> list[Any]:
-    """The outputs at which the evaluator reaches the subterm at ``path``: each enclosing Piecewise chose its branch."""
-    term, conditions = ctx.quality.expr, []
-    for step_index, step in enumerate(path):
-        if term.op == "Piecewise" and path[step_index + 1 : step_index + 2] == (0,):
-            conditions.append(chosen(ctx, term, step))
-        term = term.args[step]
-    return conditions
-
-
-def piecewise(ctx: Context, node: Node) -> None:
-    """A Piecewise with data-free conditions changes by at most its reachable branches' largest bound;
-    ``data["dead"]`` lists the branches no output reaching this subterm takes (a side condition)."""
-    _whole(node, ("Piecewise",))
-    pairs = node.term.args
-    dead = node.data.get("dead", [])
-    if not isinstance(dead, list) or any(type(i) is not int or not 0 <= i < len(pairs) for i in dead) or dead != sorted(set(dead)):
-        raise Rejected(node.id, "data['dead'] must be a list of increasing branch indices")
-    live = [i for i in range(len(pairs)) if i not in dead]
-    premises = _premises(node, len(live))
-    if any(pair.args[1].aggregate for pair in pairs):
-        raise Rejected(node.id, "a condition depends on the data")
-    for i, premise in zip(live, premises):
-        _child(node, premise, i, 0)
-    for i in dead:
-        ctx.require(node.id, f"no output reaching this subterm takes branch {i}", conj(*reached(ctx, node.path), chosen(ctx, node.term, i)))
-    at_least(ctx, node, [p.bound for p in premises], "every reachable branch's bound", each=True)
 
 
 def weaken(ctx: Context, node: Node) -> None:
     """A bound above a proved bound of the same subterm."""
-    (premise,) = _premises(node, 1)
+    (premise,) = premises_of(node, 1)
     if premise.path != node.path or premise.args != node.args:
         raise Rejected(node.id, f"premise {premise.id} is not about the same subterm")
     at_least(ctx, node, [premise.bound], "the premise's bound")
@@ -294,7 +256,7 @@ def _lazy(module: str, name: str) -> Rule:
 
 
 SENSITIVITY_RULES: dict[str, Rule] = {"data-free": data_free, "linear": linear, "sum": total, "scale": scale, "abs": absolute,
-                                      "max-min": extremum, "piecewise": piecewise, "weaken": weaken, "size-only": _lazy("._joint", "size_only"),
+                                      "max-min": extremum, "piecewise": _lazy("._piecewise", "piecewise"), "weaken": weaken, "size-only": _lazy("._size", "size_only"),
                                       "joint": _lazy("._joint", "joint"), "order-statistic": _lazy("._order", "order_statistic")}
 
 

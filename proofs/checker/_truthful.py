@@ -12,10 +12,12 @@ from typing import Any
 from ._privacy import premise_of, rational_bound, root_of
 from ._context import Context, Rejected
 from ._split import finite_values
+from ._terms import Term
 
-__all__ = ["check_truthful"]
+__all__ = ["AUCTION_RULE", "LIMIT", "bind_truthfulness", "check_truthful"]
 
 LIMIT = 200_000
+AUCTION_RULE = "every bid >= p buys at p; utility (v − p)·1[b >= p]"
 
 
 def _is_revenue(ctx: Context) -> bool:
@@ -54,3 +56,17 @@ def check_truthful(ctx: Context, derivation: Mapping[str, Any], start: int) -> N
             largest = max(largest, truthful)
     if epsilon < 0 or bound < largest:
         raise Rejected(node, f"B = {bound} is below the largest truthful utility U = {largest} (or ε = {epsilon} < 0)")
+
+
+def bind_truthfulness(run: Any, claim: dict[str, Any], bound: Term) -> None:
+    """The claim's auction, hypotheses, ε, U and bound ``U·(e^ε − 1)`` are its accepted derivation's and privacy's."""
+    statement, make = run.statement, run.values.make
+    if statement.auction is None or claim.get("auction") != {**statement.auction, "rule": AUCTION_RULE}:
+        raise Rejected(None, "the claim's auction is not options.auction with the posted-price rule")
+    points = len(statement.auction["prices"]) * len(statement.auction["reports"]) ** 2
+    if claim.get("hypotheses") != {"utility-nonnegative": True, "truthful-dominant": True, "utility-bounded": True, "points": points}:
+        raise Rejected(None, f"the hypotheses are not the three checked at every one of the {points} (value, report, price) points")
+    epsilon = run.value(run.accepted["privacy"]["bound"], "ε")
+    run.same(claim, "epsilon", epsilon)
+    run.same(claim, "utility_bound", bound)
+    run.same(claim, "bound", make("Mul", (bound, make("Add", (make("exp", (epsilon,)), make("rational", (), Fraction(-1)))))))

@@ -14,8 +14,9 @@ from typing import Any
 
 from ._context import Rejected
 from ._claims import derive, discharge
-from ._evidence import neighbours, pair_of, quality_at, read_dataset, read_size
-from ._format import Malformed, Statement, read_statement
+from ._evidence import pair_of, quality_at, read_size
+from ._domains import Malformed
+from ._format import Statement, read_statement
 from ._numbers import TooLarge, rational
 from ._read import Limits, Refused, Unreadable, canonical_digest, load
 from ._report import CheckOutcome, CheckReport
@@ -55,6 +56,18 @@ class _Run:
             return parse_value(tree_or_text, self.values) if isinstance(tree_or_text, str) else self.values.read(tree_or_text)
         except ValueError as error:
             raise Rejected(None, f"{where} is not a value: {error}") from None
+
+    def same(self, claim: Mapping[str, Any], field: str, value: Term) -> None:
+        """The claim's ``field`` is ``value``, or Rejected."""
+        if not same_value(self.value(claim.get(field), f"{field} of claim {claim['id']}"), value, self.values):
+            raise Rejected(None, f"{field} = {str(claim.get(field))[:60]!r} is not the accepted derivation's value")
+
+    def claimed(self, claim: Mapping[str, Any]) -> Any:
+        """The claim's ``claimed`` Δq, which must be the certificate's ``options.claimed``."""
+        claimed, option = claim.get("claimed"), self.options.get("claimed")
+        if (claimed is None) != (option is None) or (claimed is not None and not same_value(self.value(claimed, "claimed"), self.value(option, "options.claimed"), self.values)):
+            raise Rejected(None, "claimed is not the certificate's options.claimed")
+        return claimed
 
     def accept(self, kind: str, node: str | None = None) -> Mapping[str, Any]:
         """The derivation of the PROVED claim of ``kind``, once its rules and side conditions hold."""
@@ -166,14 +179,11 @@ def _claim(run: _Run, claim: dict[str, Any]) -> str:
         _bind(run, claim, derivation)
         return f"accepted: {derivation['claim']} derivation and its side conditions"
     if status == "REFUTED" and cid in ("sensitivity", "monotonicity") and not run.statement.quality.likelihood:
-        _counterexample(run, claim)
+        from ._refuted import counterexample  # loaded for a certificate with a refuted claim only
+
+        counterexample(run, claim)
         return "refuted: counterexample re-evaluated"
     return f"{status}: claims nothing the verdict rests on" + ("" if status == "UNKNOWN" else " (not re-checked; --reproduce re-derives it)")
-
-
-def _same(run: _Run, claim: dict[str, Any], field: str, value: Term) -> None:
-    if not same_value(run.value(claim.get(field), f"{field} of claim {claim['id']}"), value, run.values):
-        raise Rejected(None, f"{field} = {str(claim.get(field))[:60]!r} is not the accepted derivation's value")
 
 
 def _rational(value: Any) -> Fraction:
@@ -187,37 +197,33 @@ def _constant(term: Term) -> Fraction:
     return value
 
 
-def _claimed(run: _Run, claim: dict[str, Any]) -> Any:
-    """The claim's ``claimed`` Δq, which must be the certificate's ``options.claimed``."""
-    claimed, option = claim.get("claimed"), run.options.get("claimed")
-    if (claimed is None) != (option is None) or (claimed is not None and not same_value(run.value(claimed, "claimed"), run.value(option, "options.claimed"), run.values)):
-        raise Rejected(None, "claimed is not the certificate's options.claimed")
-    return claimed
-
-
 def _bind(run: _Run, claim: dict[str, Any], derivation: Mapping[str, Any]) -> None:
     """The claim's stated values equal to its accepted derivation's; its witness re-evaluated."""
-    kind, eps0, make = derivation["claim"], run.statement.epsilon0, run.values.make
+    kind, eps0 = derivation["claim"], run.statement.epsilon0
     bound = run.value(derivation["bound"], f"the bound of claim {claim['id']}")
     if kind in ("sensitivity", "likelihood-ratio"):
-        claimed, root = _claimed(run, claim), derivation["root"]
+        claimed, root = run.claimed(claim), derivation["root"]
         if claimed is not None and root.get("rule") == "weaken" and isinstance(root.get("premises"), list) and root["premises"]:
             bound = run.value(root["premises"][0].get("bound"), "the weakened bound")  # proved, then weakened to the claim
-        _same(run, claim, "bound", bound)
+        run.same(claim, "bound", bound)
         if claimed is not None and at_most(bound, run.value(claimed, "claimed"), derivation["start"], run.values) is not True:
             raise Rejected(None, f"the bound is not shown <= the claim {str(claimed)[:40]}")
-        if claim.get("tight"):
-            (_witness if kind == "sensitivity" else _ratio_witness)(run, claim, derivation, bound)
+        if claim.get("tight") and kind == "sensitivity":
+            _witness(run, claim, derivation, bound)
+        elif claim.get("tight"):
+            from ._posterior import ratio_witness
+
+            ratio_witness(run, claim, derivation, bound)
     elif kind == "privacy":
-        _same(run, claim, "epsilon", bound)
+        run.same(claim, "epsilon", bound)
         delta, option = run.value((run.accepted.get("sensitivity") or run.accepted["likelihood-ratio"])["bound"], "Δq"), run.options.get("claimed")
         if option is None or not same_value(run.value(claim.get("sensitivity"), "sensitivity"), run.value(option, "claimed"), run.values):
-            _same(run, claim, "sensitivity", delta)  # else the claimed Δq, shown >= the proved one on its own claim
+            run.same(claim, "sensitivity", delta)  # else the claimed Δq, shown >= the proved one on its own claim
         if claim.get("monotone") is not (derivation["root"]["rule"] == "privacy-monotone"):
             raise Rejected(None, "monotone is not whether the derivation rests on monotonicity")
     elif kind in ("range-sensitivity", "posterior-range", "zcdp"):
         spread = bound if kind != "zcdp" else run.value((run.accepted.get("range-sensitivity") or run.accepted["posterior-range"])["bound"], "Δ̂")
-        _same(run, claim, "rho" if kind == "zcdp" else "range_sensitivity", bound)
+        run.same(claim, "rho" if kind == "zcdp" else "range_sensitivity", bound)
         if _rational(claim.get("eta")) != eps0 * _constant(spread):
             raise Rejected(None, "eta is not ε₀ times the accepted range bound")
         if kind != "zcdp" and claim.get("tight") and not run.statement.quality.likelihood:
@@ -227,18 +233,9 @@ def _bind(run: _Run, claim: dict[str, Any], derivation: Mapping[str, Any]) -> No
         if claim.get("direction") != direction:
             raise Rejected(None, "direction is not the derivation's")
     elif kind == "truthfulness":
-        if run.statement.auction is None or claim.get("auction") != {**run.statement.auction, "rule": AUCTION_RULE}:
-            raise Rejected(None, "the claim's auction is not options.auction with the posted-price rule")
-        points = len(run.statement.auction["prices"]) * len(run.statement.auction["reports"]) ** 2
-        if claim.get("hypotheses") != {"utility-nonnegative": True, "truthful-dominant": True, "utility-bounded": True, "points": points}:
-            raise Rejected(None, f"the hypotheses are not the three checked at every one of the {points} (value, report, price) points")
-        epsilon = run.value(run.accepted["privacy"]["bound"], "ε")
-        _same(run, claim, "epsilon", epsilon)
-        _same(run, claim, "utility_bound", bound)
-        _same(run, claim, "bound", make("Mul", (bound, make("Add", (make("exp", (epsilon,)), make("rational", (), Fraction(-1)))))))
+        from ._truthful import bind_truthfulness
 
-
-AUCTION_RULE = "every bid >= p buys at p; utility (v − p)·1[b >= p]"
+        bind_truthfulness(run, claim, bound)
 
 
 def _witness(run: _Run, claim: dict[str, Any], derivation: Mapping[str, Any], bound: Term) -> None:
@@ -255,20 +252,6 @@ def _witness(run: _Run, claim: dict[str, Any], derivation: Mapping[str, Any], bo
         raise Rejected(None, f"the witness differs by {abs(q1 - q2)}, not the bound at n = {size}")
 
 
-def _ratio_witness(run: _Run, claim: dict[str, Any], derivation: Mapping[str, Any], bound: Term) -> None:
-    """A posterior's tight ratio: the witness's likelihood ratio (add-remove: ℓ or 1/ℓ) is ρ, and the bound ln ρ."""
-    quality, witness, rho = run.statement.quality, claim.get("ratio_witness"), derivation["root"]["bound"]
-    if not isinstance(witness, dict) or witness.get("ratio") != claim.get("ratio") or {"rational": claim.get("ratio")} != rho:
-        raise Rejected(None, "tight without a ratio witness attaining the root's ρ")
-    theta = quality.output(witness.get("output"), "ratio_witness.output")
-    first = evaluate(quality.expr, {**quality.record(witness.get("record1"), "record1"), **theta})
-    second = evaluate(quality.expr, {**quality.record(witness["record2"], "record2"), **theta}) if witness.get("record2") is not None else Fraction(1)
-    if not isinstance(first, Fraction) or not isinstance(second, Fraction) or first <= 0 or second <= 0:
-        raise Rejected(None, "the ratio witness's likelihoods are not defined and > 0")
-    if _rational(witness["ratio"]) not in (first / second, second / first) or not same_value(bound, run.values.make("log", (run.values.read(rho),)), run.values):
-        raise Rejected(None, "the ratio witness does not re-evaluate to ρ, or the bound is not ln ρ")
-
-
 def _spread_witness(run: _Run, claim: dict[str, Any], bound: Term) -> None:
     """A tight Δ̂: d(high) − d(low), d(y) = q(D₁, y) − q(D₂, y), re-evaluated to the recorded spread and the bound."""
     quality, witness = run.statement.quality, claim.get("witness")
@@ -282,26 +265,6 @@ def _spread_witness(run: _Run, claim: dict[str, Any], bound: Term) -> None:
     spread = (values[0] - values[1]) - (values[2] - values[3])  # type: ignore[operator]
     if spread != _rational(witness.get("spread")) or spread != evaluate(bound, {"n": Fraction(first.total())}):
         raise Rejected(None, f"the range witness spreads by {spread}, not its recorded spread and the bound")
-
-
-def _counterexample(run: _Run, claim: dict[str, Any]) -> None:
-    """A refuted Δq (a change above the claim at its size) or monotonicity (q rises at one output, falls at another)."""
-    quality, found = run.statement.quality, claim.get("counterexample")
-    if not isinstance(found, dict):
-        raise Rejected(None, "REFUTED without a counterexample")
-    if claim["id"] == "sensitivity":
-        first, second = pair_of(quality, found, "counterexample", run.replace)
-        output = quality.output(found.get("output"), "counterexample.output")
-        q1, q2, claimed = quality_at(quality, first, output), quality_at(quality, second, output), _claimed(run, claim)
-        limit = evaluate(run.value(claimed, "claimed"), {"n": Fraction(first.total())}) if claimed is not None else None
-        if q1 is None or q2 is None or limit is None or not abs(q1 - q2) > limit or read_size(found.get("size"), "counterexample.size") != first.total():  # type: ignore[operator]
-            raise Rejected(None, "the counterexample does not re-evaluate to a change above the claim at its size")
-        return
-    first, second = read_dataset(quality, found.get("dataset1"), "dataset1"), read_dataset(quality, found.get("dataset2"), "dataset2")
-    up, down = quality.output(found.get("rises_at"), "rises_at"), quality.output(found.get("falls_at"), "falls_at")
-    values = [quality_at(quality, d, r) for d in (first, second) for r in (up, down)]
-    if not neighbours(first, second, run.replace) or None in values or not (values[2] > values[0] and values[3] < values[1]):  # type: ignore[operator]
-        raise Rejected(None, "the counterexample does not re-evaluate to q rising at one output and falling at the other")
 
 
 def _conformance(run: _Run, claim: dict[str, Any]) -> str:

@@ -1,9 +1,10 @@
 """``expmech check CERT …``: each certificate decided by the verifier alone; ``--reproduce`` also re-runs the prover.
 
-Exit codes: 0 valid and certifies ε-DP (ε <= ``--max-epsilon``); 1 forged, tampered or inconsistent; 2 usage error
-or input refused by a limit; 3 valid but certifies no ε-DP; 4 could not be checked here.  With several
-certificates the first of 1, 2, 4, 3, 0 present wins.  Without ``--reproduce`` this module and the verifier are
-all that runs: no prover, no ``expmech.impl``, no sympy.
+Exit codes: 0 valid and certifies ε-DP (ε <= --max-epsilon); 1 forged, tampered or inconsistent; 2 usage error
+or input refused by a limit; 3 valid but certifies no ε-DP, or an ε above --max-epsilon; 4 could not be checked
+here.  With several certificates, the first of 1, 2, 4, 3, 0 present wins.
+
+Without ``--reproduce`` this module and the verifier are all that runs: no prover, no ``expmech.impl``, no sympy.
 """
 
 from __future__ import annotations
@@ -25,8 +26,7 @@ _LABELS = {"CERTIFIES_DP": "OK", "NO_DP_CLAIM": "NO-DP", "INVALID": "INVALID", "
 def add_check_parser(commands: Any) -> None:
     """Add the ``check`` subcommand to ``commands`` (an argparse subparsers object)."""
     check = commands.add_parser("check", help="decide certificates from their content alone (the verifier); --reproduce also re-runs the prover",
-                                description="Exit 0: valid, certifies ε-DP (ε <= --max-epsilon); 1: forged, tampered or inconsistent; 2: usage error or "
-                                "refused by a limit; 3: valid but certifies no ε-DP, or an ε above --max-epsilon; 4: could not be checked here.")
+                                description=" ".join(__doc__.split("\n\n")[1].split()))  # the exit codes, as above
     check.add_argument("certificates", nargs="+", metavar="CERT", help="certificate files (.cert.json) written by expmech certify, synth or account")
     check.add_argument("--max-epsilon", dest="max_epsilon", default=None, help="exit 0 only if the certified ε is <= this (p/q, or an expression in n; default: any ε)")
     check.add_argument("--trusted-key", dest="trusted_key", action="append", default=None,

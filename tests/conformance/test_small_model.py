@@ -51,9 +51,9 @@ def buggy_max(monkeypatch):
 
 def _lenient_extremum(ctx, node):
     """A verifier bug: the max-min rule checks the shape of its premises, not that the bound covers each of them."""
-    _vsens._whole(node, ("Max", "Min"))
-    for i, premise in enumerate(_vsens._premises(node, len(node.term.args))):
-        _vsens._child(node, premise, i)
+    _vsens.whole(node, ("Max", "Min"))
+    for i, premise in enumerate(_vsens.premises_of(node, len(node.term.args))):
+        _vsens.child_of(node, premise, i)
 
 
 @pytest.fixture
