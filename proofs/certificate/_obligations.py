@@ -24,72 +24,91 @@ __all__ = ["prove_obligation"]
 SEARCH_GOALS = 50_000
 
 
-def _text(q: Fraction) -> str:
-    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
-
 
 def farkas(atoms: list[Atom], limit: int = 4_000) -> list[list[Any]] | None:
     """Multipliers proving ``atoms`` contradictory (see :mod:`expmech.proofs.checker._split`), or None.
 
     Fourier–Motzkin elimination with every derived row's combination of the atoms kept: complete for
     the real relaxation (Farkas), exact, and small enough for a case split's few atoms (at most
-    ``limit`` rows, else None)."""
-    rows: list[Any] = []  # (coeffs, const, strict, combination): Σ coeffs·x + const (< or <=) 0, = Σ combination[i]·atom i
-    equalities: list[Any] = []
+    ``limit`` rows, else None).  Rows are kept in integers (each atom scaled by a positive integer, each
+    derived row divided by its content), so the multipliers found are integers: a positive multiple of
+    the rational ones, which proves the same contradiction."""
+    rows: list[_Row] = []  # (coeffs, const, strict, combination): Σ coeffs·x + const (< or <=) 0, = Σ combination[i]·atom i
+    equalities: list[_Row] = []
     for i, atom in enumerate(atoms):
-        row = (dict(atom.coeffs), atom.const, atom.rel == "<", {i: Fraction(1)})
+        scale = math.lcm(atom.const.denominator, *(c.denominator for _, c in atom.coeffs))
+        row = ({x: int(c * scale) for x, c in atom.coeffs if c}, int(atom.const * scale), atom.rel == "<", {i: scale})
         (equalities if atom.rel == "=" else rows).append(row)
-    for coeffs, const, _, combo in equalities:  # each equality eliminates one variable (any sign of its multiplier)
+    while equalities:  # each equality eliminates one variable (any sign of its multiplier)
+        coeffs, const, _, combo = eq = equalities.pop()
         if not coeffs:
             if const != 0:
                 return _answer(combo if const > 0 else {i: -w for i, w in combo.items()})
             continue
-        name, a = next(iter(coeffs.items()))
-        rows = [_eliminate(row, (coeffs, const, False, combo), name, a) for row in rows]
-        equalities = [_eliminate(row, (coeffs, const, False, combo), name, a, free=True) for row in equalities]
+        name = min(coeffs)
+        rows = [_eliminate(row, eq, name) for row in rows]
+        equalities = [_eliminate(row, eq, name) for row in equalities]
     while True:
         for coeffs, const, strict, combo in rows:
             if not coeffs and (const > 0 or (const == 0 and strict)):
                 return _answer(combo)
-        names = {name for row in rows for name in row[0]}
+        ups: dict[str, int] = {}
+        downs: dict[str, int] = {}
+        for coeffs, _, _, _ in rows:
+            for x, c in coeffs.items():
+                if c > 0:
+                    ups[x] = ups.get(x, 0) + 1
+                else:
+                    downs[x] = downs.get(x, 0) + 1
+        names = set(ups) | set(downs)
         if not names:
             return None
-        def cost(name: str) -> int:
-            up = sum(1 for row in rows if row[0].get(name, 0) > 0)
-            return up * (sum(1 for row in rows if row[0].get(name, 0) < 0)) - up
-        name = min(sorted(names), key=cost)
-        ups = [r for r in rows if r[0].get(name, 0) > 0]
-        downs = [r for r in rows if r[0].get(name, 0) < 0]
-        rows = [r for r in rows if name not in r[0]]
-        for up in ups:
-            for down in downs:
-                rows.append(_combine(up, down, name))
-        rows = list({(tuple(sorted(r[0].items())), r[1], r[2]): r for r in rows}.values())
+        name = min(sorted(names), key=lambda x: ups.get(x, 0) * downs.get(x, 0) - ups.get(x, 0))
+        up_rows = [r for r in rows if r[0].get(name, 0) > 0]
+        down_rows = [r for r in rows if r[0].get(name, 0) < 0]
+        kept = [r for r in rows if name not in r[0]]
+        seen: dict[Any, _Row] = {}
+        for r in kept + [_combine(up, down, name) for up in up_rows for down in down_rows]:
+            seen.setdefault((tuple(sorted(r[0].items())), r[1], r[2]), r)
+        rows = list(seen.values())
         if len(rows) > limit:
             return None
 
 
-def _combine(up: Any, down: Any, name: str) -> Any:
-    """``up/a + down/|b|``: the variable ``name`` cancels (a > 0 > b)."""
+_Row = tuple[dict[str, int], int, bool, dict[int, int]]
+
+
+def _reduced(coeffs: dict[str, int], const: int, strict: bool, combo: dict[int, int]) -> _Row:
+    """The row divided by the gcd of its coefficients, constant and multipliers (a positive integer)."""
+    g = math.gcd(const, *coeffs.values(), *combo.values())
+    if g > 1:
+        return {x: c // g for x, c in coeffs.items()}, const // g, strict, {i: w // g for i, w in combo.items()}
+    return coeffs, const, strict, combo
+
+
+def _combine(up: _Row, down: _Row, name: str) -> _Row:
+    """``b·up + a·down`` (``a = up[name] > 0 > −b = down[name]``): the variable ``name`` cancels."""
     a, b = up[0][name], -down[0][name]
-    coeffs = {n: up[0].get(n, Fraction(0)) / a + down[0].get(n, Fraction(0)) / b for n in set(up[0]) | set(down[0])}
-    combo = {i: up[3].get(i, Fraction(0)) / a + down[3].get(i, Fraction(0)) / b for i in set(up[3]) | set(down[3])}
-    return ({n: c for n, c in coeffs.items() if c}, up[1] / a + down[1] / b, up[2] or down[2], combo)
+    coeffs = {x: b * up[0].get(x, 0) + a * down[0].get(x, 0) for x in up[0].keys() | down[0].keys()}
+    combo = {i: b * up[3].get(i, 0) + a * down[3].get(i, 0) for i in up[3].keys() | down[3].keys()}
+    return _reduced({x: c for x, c in coeffs.items() if c}, b * up[1] + a * down[1], up[2] or down[2], {i: w for i, w in combo.items() if w})
 
 
-def _eliminate(row: Any, eq: Any, name: str, a: Fraction, free: bool = False) -> Any:
-    """``row`` with ``name`` replaced through the equality ``eq`` (coefficient ``a`` there)."""
+def _eliminate(row: _Row, eq: _Row, name: str) -> _Row:
+    """``row`` with ``name`` replaced through the equality ``eq``: ``|a|·row − sign(a)·c·eq`` (``a = eq[name]``,
+    ``c = row[name]``), a positive multiple of ``row`` plus a multiple of an equality."""
     c = row[0].get(name)
     if not c:
         return row
-    factor = -c / a
-    coeffs = {n: row[0].get(n, Fraction(0)) + factor * eq[0].get(n, Fraction(0)) for n in set(row[0]) | set(eq[0])}
-    combo = {i: row[3].get(i, Fraction(0)) + factor * eq[3].get(i, Fraction(0)) for i in set(row[3]) | set(eq[3])}
-    return ({n: v for n, v in coeffs.items() if v}, row[1] + factor * eq[1], row[2], combo)
+    a = eq[0][name]
+    m, f = abs(a), (c if a > 0 else -c)
+    coeffs = {x: m * row[0].get(x, 0) - f * eq[0].get(x, 0) for x in row[0].keys() | eq[0].keys()}
+    combo = {i: m * row[3].get(i, 0) - f * eq[3].get(i, 0) for i in row[3].keys() | eq[3].keys()}
+    return _reduced({x: v for x, v in coeffs.items() if v}, m * row[1] - f * eq[1], row[2], {i: w for i, w in combo.items() if w})
 
 
-def _answer(combo: dict[int, Fraction]) -> list[list[Any]]:
-    return [[i, _text(w)] for i, w in sorted(combo.items()) if w]
+def _answer(combo: dict[int, int]) -> list[list[Any]]:
+    return [[i, str(w)] for i, w in sorted(combo.items()) if w]
 
 
 def _search(obligation: Obligation) -> Any:
