@@ -52,14 +52,16 @@ def _polynomial(term: Any, subst: Mapping[str, Fraction]) -> dict[tuple[str, ...
         found = _polynomial(part, subst)
         if found is None:
             return None
+        if tag == "*" and len(result) == 1 and () in result:  # a constant times the part (keys are sorted already)
+            result = {key: mul(result[()], c) for key, c in found.items()}
+            continue
         pairs = found.items() if tag == "+" else [(tuple(sorted(k1 + k2)), mul(c1, c2)) for k1, c1 in result.items() for k2, c2 in found.items()]
-        merged: dict[tuple[str, ...], Fraction] = dict(result) if tag == "+" else {}
+        result = result if tag == "+" else {}  # a sum is gathered in place; zeros are dropped when the count matters
         for key, c in pairs:
-            merged[key] = add(merged.get(key, Fraction(0)), c)
-        result = {key: c for key, c in merged.items() if c}
-        if len(result) > MAX_MONOMIALS:
+            result[key] = add(result.get(key, Fraction(0)), c)
+        if len(result) > MAX_MONOMIALS and len(result := {key: c for key, c in result.items() if c}) > MAX_MONOMIALS:
             return None
-    return result
+    return {key: c for key, c in result.items() if c}
 
 
 def linear(term: Any, subst: Mapping[str, Fraction]) -> tuple[dict[str, Fraction], Fraction] | None:
