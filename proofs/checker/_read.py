@@ -121,7 +121,8 @@ def _json_size_over(data: Any, limit: int) -> bool:
         value = stack.pop()
         if isinstance(value, (dict, list)):
             size += 1 + (sum(len(str(key)) + 3 for key in value) if isinstance(value, dict) else len(value))
-            stack.extend(value.values() if isinstance(value, dict) else value)
+            if size <= limit:  # a container past the limit is not walked: refused in constant time
+                stack.extend(value.values() if isinstance(value, dict) else value)
         else:
             size += len(value) + 2 if isinstance(value, str) else 1
     return size > limit

@@ -309,11 +309,20 @@ def test_a_slow_refusal_would_fail_the_budget(median, monkeypatch):
     assert not elapsed < budget, (elapsed, budget)
 
 
-def test_an_oversized_certificate_in_memory_is_refused_at_once(median):
-    """A dict with a 12-million-record witness (36 MB as JSON) is refused by max_bytes before its digest is computed."""
+def test_an_oversized_certificate_in_memory_is_refused_at_once(median, monkeypatch):
+    """A dict with a 12-million-record witness (36 MB as JSON) is refused by max_bytes from its size alone: it is
+    never serialised, parsed or digested, and its records are not walked (a small fraction of the CPU budget)."""
+    from expmech.proofs.checker import _read
+
+    def unread(*args, **kwargs):
+        raise AssertionError("the oversized certificate was read past its size")
+
     data = copy.deepcopy(median.data)
     claim(data["certificate"], "sensitivity")["witness"]["dataset1"] = [7] * (12 * 10**6)
     budget = cpu_budget()
+    for name in ("parse", "canonical_digest"):
+        monkeypatch.setattr(_read, name, unread)
+    monkeypatch.setattr(_read.json, "dumps", unread)
     started = time.process_time()
     report = check_certificate(data)
     assert time.process_time() - started < budget / 10
