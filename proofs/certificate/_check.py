@@ -213,7 +213,8 @@ def _load(run: _Check, source: Any) -> Any:
 
 def _unwrap(run: _Check, data: Any, keys: list[Any]) -> dict[str, Any]:
     """Signature and digest: the statement, or stop."""
-    from ._signing import envelope_payload, verify_envelope
+    from ..checker import verify_envelope
+    from ._signing import envelope_payload
 
     if not isinstance(data, dict) or not isinstance(data.get("digest"), dict) or not isinstance(data["digest"].get("value"), str):
         raise run.fail("file", "not a certificate: the file needs a 'digest' object with a 'value'")
@@ -222,7 +223,7 @@ def _unwrap(run: _Check, data: Any, keys: list[Any]) -> dict[str, Any]:
         if keys:
             try:
                 accepted = verify_envelope(envelope, keys)
-            except InvalidArgument as error:
+            except ValueError as error:  # the verifier's refusal
                 raise run.fail("signature", str(error)) from None
             run.passed("signature", f"Ed25519 signature by trusted key {', '.join(k[:16] for k in accepted)}")
         else:

@@ -14,13 +14,18 @@ re-derivation (:func:`~expmech.proofs.check_certificate`) does that.
 Keys are PEM files: a PKCS#8 Ed25519 private key to sign
 (``openssl genpkey -algorithm ed25519``), its SubjectPublicKeyInfo public key
 to verify (``openssl pkey -pubout``).  Needs ``pip install "expmech[sign]"``.
+
+This module is the signing half.  The verifying half — reading a trusted key,
+verifying an envelope — is the verifier's own (:func:`expmech.proofs.checker.load_trusted_key`,
+:func:`expmech.proofs.checker.verify_envelope`), so that ``expmech check --trusted-key``
+loads neither ``expmech.spec`` nor this room; :func:`load_trusted_key` here raises its
+refusals as the spec's errors.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import copy
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +33,11 @@ from expmech.spec import InvalidArgument, InvalidType
 from expmech.spec.internal import describe
 
 from .._inputlimits import InputRefused, read_limited_bytes
+from ..checker import PAYLOAD_TYPE
+from ..checker import load_trusted_key as verifier_trusted_key
 
-__all__ = ["PAYLOAD_TYPE", "envelope_payload", "load_signing_key", "load_trusted_key", "sign_statement", "verify_envelope"]
+__all__ = ["envelope_payload", "load_signing_key", "load_trusted_key", "sign_statement"]
 
-PAYLOAD_TYPE = "application/vnd.in-toto+json"
 MAX_KEY_BYTES = 65536  # a PEM key is a few hundred bytes; a larger file is refused before it is read
 
 
@@ -78,20 +84,12 @@ def load_signing_key(path: Any) -> Any:
 
 
 def load_trusted_key(path: Any) -> Any:
-    """A ``securesystemslib`` ``SSlibKey`` for the Ed25519 public key in the PEM file ``path`` (or a key object as is)."""
-    _, signer = _library()
-    if isinstance(path, signer.Key):
-        return path
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-    from cryptography.hazmat.primitives.serialization import load_pem_public_key
-
+    """The verifier's :func:`~expmech.proofs.checker.load_trusted_key`, its refusal raised as :class:`InvalidArgument` naming ``trusted_key``."""
+    _library()
     try:
-        key = load_pem_public_key(_read_pem(path, "trusted_key"))
-    except (ValueError, TypeError) as error:
-        raise InvalidArgument(f"trusted_key={str(path)!r} is not a PEM public key: {error}", parameter="trusted_key", value=str(path)) from None
-    if not isinstance(key, Ed25519PublicKey):
-        raise InvalidArgument(f"trusted_key={str(path)!r} is a {type(key).__name__}, not an Ed25519 key", parameter="trusted_key", value=str(path))
-    return signer.SSlibKey.from_crypto(key)
+        return verifier_trusted_key(path)
+    except ValueError as error:
+        raise InvalidArgument(str(error), parameter="trusted_key", value=str(path)) from None
 
 
 def sign_statement(payload: bytes, signing_key: Any) -> dict[str, Any]:
@@ -111,21 +109,3 @@ def envelope_payload(envelope: dict[str, Any]) -> bytes:
         return base64.b64decode(envelope["payload"], validate=True)
     except (binascii.Error, ValueError, TypeError, KeyError) as error:
         raise InvalidArgument(f"the envelope's payload is not base64: {error}", parameter="envelope", value=None) from None
-
-
-def verify_envelope(envelope: dict[str, Any], keys: list[Any]) -> list[str]:
-    """The key ids among ``keys`` whose signature on ``envelope`` verifies; raise :class:`InvalidArgument` if none does."""
-    dsse, _ = _library()
-    from securesystemslib.exceptions import FormatError, VerificationError
-
-    if envelope.get("payloadType") != PAYLOAD_TYPE:
-        raise InvalidArgument(f"the envelope's payloadType is {describe(envelope.get('payloadType'))}, not {PAYLOAD_TYPE!r}", parameter="envelope", value=None)
-    try:
-        parsed = dsse.Envelope.from_dict(copy.deepcopy(envelope))
-        accepted = parsed.verify(keys, 1)
-    except VerificationError:
-        signers = ", ".join(str(s.get("keyid"))[:16] for s in envelope.get("signatures", []) if isinstance(s, dict)) or "nobody"
-        raise InvalidArgument(f"not signed by a trusted key (signed by: {signers})", parameter="signature", value=None) from None
-    except (FormatError, KeyError, ValueError, TypeError, binascii.Error) as error:
-        raise InvalidArgument(f"the envelope is malformed: {error}", parameter="envelope", value=None) from None
-    return sorted(accepted)

@@ -12,7 +12,8 @@ from certificate_tools import catalogue_certificate, claim
 from expmech.proofs import CheckOutcome, check_certificate
 from expmech.proofs.certificate import sign
 from expmech.proofs.certificate._canonical import canonical_bytes
-from expmech.proofs.certificate._signing import PAYLOAD_TYPE, load_signing_key
+from expmech.proofs.certificate._signing import load_signing_key
+from expmech.proofs.checker import PAYLOAD_TYPE
 from expmech.proofs.cli import main
 from expmech.spec import InvalidArgument
 
