@@ -1,7 +1,7 @@
 """The signature on a certificate, as the verifier checks it: a DSSE envelope signed with Ed25519 (``securesystemslib``).
 
 The verifying half of a certificate's optional provenance (the signing half is
-:mod:`expmech.proofs.certificate._signing`): :func:`load_trusted_key` reads an
+:mod:`expmech.proofs.certificate.format._signing`): :func:`load_trusted_key` reads an
 Ed25519 public key from a PEM file (SubjectPublicKeyInfo, ``openssl pkey -pubout``), and
 :func:`verify_envelope` names the trusted keys whose signature on an envelope (of
 ``payloadType`` :data:`PAYLOAD_TYPE`, over DSSE's pre-authentication encoding) verifies.

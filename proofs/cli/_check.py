@@ -75,7 +75,7 @@ def run_check(args: argparse.Namespace) -> int:
             except ValueError:
                 if not args.reproduce:
                     raise
-                from ..certificate._limits import parse_limit as reproduce_limit
+                from ..certificate.format._limits import parse_limit as reproduce_limit
 
                 name, value = reproduce_limit(text)
                 others[name] = value
