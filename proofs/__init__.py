@@ -4,9 +4,9 @@ import importlib as _importlib
 import typing as _typing
 
 _EXPORTS = {
-    ".certificate._build": ("Certificate", "certify"),
-    ".certificate._check": ("CheckOutcome", "CheckReport", "check_certificate"),
-    ".certificate._limits": ("CertificateLimits",),
+    ".certificate.make._build": ("Certificate", "certify"),
+    ".certificate.check._check": ("CheckOutcome", "CheckReport", "check_certificate"),
+    ".certificate.format._limits": ("CertificateLimits",),
     ".conformance._truthfulness": ("TruthfulnessReport", "check_truthfulness"),
     ".prover._falsify": ("FalsificationResult", "exhaustive_check", "falsify", "falsify_privacy"),
     ".prover._monotone": ("MonotonicityResult", "prove_monotone"),
@@ -21,9 +21,9 @@ _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE)  # one list: what runs (_EXPORTS), what type checkers see (below) is tested to be the same
 
 if _typing.TYPE_CHECKING:
-    from .certificate._build import Certificate, certify
-    from .certificate._check import CheckOutcome, CheckReport, check_certificate
-    from .certificate._limits import CertificateLimits
+    from .certificate.make._build import Certificate, certify
+    from .certificate.check._check import CheckOutcome, CheckReport, check_certificate
+    from .certificate.format._limits import CertificateLimits
     from .conformance._truthfulness import TruthfulnessReport, check_truthfulness
     from .prover._falsify import FalsificationResult, exhaustive_check, falsify, falsify_privacy
     from .prover._monotone import MonotonicityResult, prove_monotone

@@ -24,7 +24,7 @@ import sympy
 from expmech.spec import DATASET_SIZE, QualityFunction
 from expmech.spec.internal import readable
 
-from .certificate._build import Certificate, certify
+from .certificate.make._build import Certificate, certify
 from ._outcome import Status
 from .prover._claims import at_least, parse_claim
 

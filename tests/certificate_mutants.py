@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from expmech.proofs.certificate._build import seal
+from expmech.proofs.certificate.make._build import seal
 
 Path = tuple[str | int, ...]
 STATUSES = ["PROVED", "BOUNDED", "TESTED", "UNKNOWN", "REFUTED"]

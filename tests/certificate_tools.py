@@ -9,7 +9,7 @@ from typing import Any
 
 from expmech.impl import catalogue_entry
 from expmech.proofs import Certificate, certify
-from expmech.proofs.certificate._build import seal
+from expmech.proofs.certificate.make._build import seal
 
 
 @functools.lru_cache(maxsize=None)

@@ -26,7 +26,7 @@ from expmech.proofs.checker._claims import discharge
 from expmech.proofs.checker._format import POSTERIOR_WEIGHT, WEIGHT
 from expmech.proofs.checker._formula import Obligation
 from expmech.proofs.checker._split import finite_values
-from expmech.proofs.certificate._obligations import prove_obligation
+from expmech.proofs.certificate.make._obligations import prove_obligation
 
 RLIMIT = 1_000_000
 
@@ -72,8 +72,8 @@ def statement(expression: Any, schema: list[Any], outputs: list[Any], rng: Mappi
 def statement_for(quality: Any, relation: Any = "replace-one", *, epsilon0: Any = 1, outputs: Any = None, base_measure: Any = None) -> dict[str, Any]:
     """The statement of the verifier's format about a spec quality (a QualityFunction or LogLikelihood), written by the
     certifier's own encoders: its whole finite output space (or ``outputs``, a range) with ``base_measure``."""
-    from expmech.proofs.certificate._build import _range
-    from expmech.proofs.certificate._inputs import quality_block
+    from expmech.proofs.certificate.make._build import _range
+    from expmech.proofs.certificate.format._inputs import quality_block
 
     rng = _range(quality, outputs, base_measure).to_json()
     eps = Fraction(epsilon0)
@@ -222,7 +222,7 @@ def judge(data: dict[str, Any], derivation: Any, premises: Mapping[str, Any] | I
 def in_verifier_terms(derivation: dict[str, Any], data: dict[str, Any], quality: Any) -> dict[str, Any]:
     """A copy of a prover's derivation about the spec quality ``quality`` with its texts (and the keys of
     ``data["ranges"]``) in the verifier's rendering, as the certifier writes them into a certificate."""
-    from expmech.proofs.certificate._finalise import _quality, _retext, _totals
+    from expmech.proofs.certificate.make._finalise import _quality, _retext, _totals
 
     predicate = data["predicate"]
     reader = _quality(predicate)
@@ -236,7 +236,7 @@ def forging_finalise(statement: dict[str, Any], quality: Any, *, rlimit: int) ->
     """The certifier's last step without its safety net: texts in the verifier's terms, and for every side condition
     of every PROVED claim the certifier's proof of it or else the best a forger could record, but no claim demoted — what a wrong
     prover would issue without the certifier's own run of the verifier's rules (a drop-in for ``_derive.finalise``)."""
-    from expmech.proofs.certificate._finalise import _quality, _retext, _totals
+    from expmech.proofs.certificate.make._finalise import _quality, _retext, _totals
 
     predicate = statement["predicate"]
     reader = _quality(predicate)

@@ -68,7 +68,7 @@ def _text(value: Fraction) -> str:
 
 def _component(data: dict[str, Any], label: str) -> dict[str, Any]:
     """η and what it rests on, from a sealed certificate that checked; InvalidArgument when it certifies no ε."""
-    from ..certificate._build import Certificate
+    from ..certificate.make._build import Certificate
 
     statement = Certificate(data).statement
     predicate = statement["predicate"]
@@ -98,7 +98,7 @@ def _component(data: dict[str, Any], label: str) -> dict[str, Any]:
 def _witness(component: dict[str, Any], times: int) -> Any:
     """The k-fold exact PLD of the bounded-range witness pair, for a finite range; None otherwise."""
     from ..accounting import WitnessComposition
-    from ..certificate._inputs import FiniteRange, decode_value, inputs_from_json
+    from ..certificate.format._inputs import FiniteRange, decode_value, inputs_from_json
 
     predicate = component["statement"]["predicate"]
     claims = {claim["id"]: claim for claim in predicate["claims"]}
@@ -216,7 +216,7 @@ def _load(path: str) -> dict[str, Any]:
     A limit exceeded raises :class:`CertificateRefused` naming it (exit 2), as ``expmech check`` refuses it.
     """
     from .._inputlimits import check_json_depth
-    from ..certificate._limits import CertificateLimits, parse_json, read_limited
+    from ..certificate.format._limits import CertificateLimits, parse_json, read_limited
 
     limits = CertificateLimits()
     raw = read_limited(Path(path), limits)
@@ -229,7 +229,7 @@ def _load(path: str) -> dict[str, Any]:
 
 def _checked(data: dict[str, Any], label: str) -> int:
     """0 when the certificate checks and certifies ε-DP; else its check exit code (with a message)."""
-    from ..certificate._check import CheckOutcome, check_certificate
+    from ..certificate.check._check import CheckOutcome, check_certificate
 
     report = check_certificate(data)
     if report.outcome is CheckOutcome.CERTIFIES_DP:
@@ -272,7 +272,7 @@ def run_account(args: argparse.Namespace) -> int:
         components.append(_component(data, path))
     answer = compose(components, times, epsilon=epsilon, delta=delta, adaptive=args.adaptive)
     if args.output:
-        from ..certificate._canonical import sha256_hex
+        from ..certificate.format._canonical import sha256_hex
 
         body = {
             "kind": COMPOSITION_KIND,
@@ -295,7 +295,7 @@ def check_composition(data: dict[str, Any]) -> tuple[int, str]:
 
     Returns ``(exit code, message)``: 0 when every part re-derives equal, 1 otherwise, 3 if a component certifies no ε.
     """
-    from ..certificate._canonical import sha256_hex
+    from ..certificate.format._canonical import sha256_hex
 
     body = data.get("composition")
     if not isinstance(body, dict) or body.get("kind") != COMPOSITION_KIND or body.get("version") != COMPOSITION_VERSION:
@@ -334,7 +334,7 @@ def check_composition_file(path: str, *, max_bytes: int | None = None) -> tuple[
     that could spell it.
     """
     from .._inputlimits import check_json_depth, read_limited_bytes
-    from ..certificate._limits import CertificateLimits, parse_json
+    from ..certificate.format._limits import CertificateLimits, parse_json
 
     limits = CertificateLimits() if max_bytes is None else CertificateLimits(max_bytes=max_bytes)
     try:

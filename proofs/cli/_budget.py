@@ -1,11 +1,11 @@
 """``verify`` and ``certify`` refuse a mechanism whose estimated work exceeds the budget, before doing any of it.
 
-The estimate is :func:`~expmech.proofs.certificate._cost.estimate_work` on the
+The estimate is :func:`~expmech.proofs.certificate.check._cost.estimate_work` on the
 outputs the certificate would list one by one: none for a range (an infinite
 or continuous output space, or one integer variable past
 :data:`~expmech.spec.SMALL_DOMAIN` values), else every output of the output
 space.  The budget is ``--budget`` MB, else ``[tool.expmech] budget``, else
-:data:`~expmech.proofs.certificate._cost.DEFAULT_BUDGET_MB`; under an
+:data:`~expmech.proofs.certificate.check._cost.DEFAULT_BUDGET_MB`; under an
 ``RLIMIT_AS`` below it, the address space left.
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from expmech.spec import LARGEST_LISTED, BudgetExceeded, LogLikelihood
 
-from ..certificate._cost import WorkEstimate, effective_budget, estimate_work
-from ..certificate._ranges import is_ranged
+from ..certificate.check._cost import WorkEstimate, effective_budget, estimate_work
+from ..certificate.make._ranges import is_ranged
 from ._targets import Target
 
 __all__ = ["CERTIFY_PAIRS", "check_budget", "estimate_target"]

@@ -63,34 +63,30 @@ def main_check(argv: Sequence[str]) -> int:
 
 def run_check(args: argparse.Namespace) -> int:
     """Check every certificate named in ``args``; the exit code (see the module docstring)."""
-    from ..checker import Limits, Reader, parse_limit, verify
+    from .. import checker  # its signature half (securesystemslib) loads only for --trusted-key
     from ..checker._values import parse_value
 
     try:
         raised, others = {}, {}
         for text in args.limit or ():
             try:
-                name, value = parse_limit(text)
+                name, value = checker.parse_limit(text)
                 raised[name] = value
             except ValueError:
                 if not args.reproduce:
                     raise
-                from ..certificate._limits import parse_limit as reproduce_limit
+                from ..certificate.format._limits import parse_limit as reproduce_limit
 
                 name, value = reproduce_limit(text)
                 others[name] = value
         raised.update({"max_bytes": args.max_bytes} if args.max_bytes is not None else {})
         others.update({"max_memory_mb": args.budget} if args.budget is not None else {})
-        keys: list[Any] = []
-        if args.trusted_key:
-            from ..certificate._signing import load_trusted_key
-
-            keys = [load_trusted_key(path) for path in args.trusted_key]
+        keys: list[Any] = [checker.load_trusted_key(path) for path in args.trusted_key or ()]
         if args.max_epsilon is not None:
             try:
                 if len(args.max_epsilon) > 200 or not set(args.max_epsilon) <= set("0123456789n+-*/() "):
                     raise ValueError("integers, n, + - * / and parentheses only")
-                parse_value(args.max_epsilon, Reader({"n"}))
+                parse_value(args.max_epsilon, checker.Reader({"n"}))
             except ValueError as error:
                 raise ValueError(f"--max-epsilon={args.max_epsilon!r} must be a rational >= 0 or an expression in n ({error})") from None
     except Exception as error:  # noqa: BLE001 - a usage error, named: exit 2
@@ -101,12 +97,11 @@ def run_check(args: argparse.Namespace) -> int:
     for item in args.certificates:
         try:
             if args.reproduce:
-                from ..certificate._check import check_certificate
-                from ..certificate._limits import CertificateLimits
+                from ..certificate import CertificateLimits, check_certificate
 
                 report = check_certificate(item, trusted_keys=keys, max_epsilon=args.max_epsilon, limits=CertificateLimits(**raised, **others), reproduce=True)
             else:
-                report = verify(item, max_epsilon=args.max_epsilon, limits=Limits(**raised), trusted_keys=keys)
+                report = checker.verify(item, max_epsilon=args.max_epsilon, limits=checker.Limits(**raised), trusted_keys=keys)
         except Exception as error:  # noqa: BLE001 - a path that is not a readable file, named
             _other(item, 2, "REFUSED", str(error), args.format, codes, documents)
             continue

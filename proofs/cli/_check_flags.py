@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..certificate._limits import CertificateLimits
+from ..certificate.format._limits import CertificateLimits
 from ..checker import LIMIT_NAMES
 
 __all__ = ["check_flags"]

@@ -18,7 +18,7 @@ from xml.sax.saxutils import escape, quoteattr
 from expmech.spec.internal import approximate, readable
 
 from .._outcome import Status
-from ..certificate._claims import recorded_pair
+from ..certificate.report._claims import recorded_pair
 from ._verify import Verdict, exit_code
 
 __all__ = ["render", "summary_line", "verdict_lines"]

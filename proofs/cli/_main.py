@@ -106,8 +106,8 @@ def _output_directory(text: str) -> Path:
 
 def _certify(args: argparse.Namespace) -> int:
     from .._files import write_atomically
-    from ..certificate._build import sign
-    from ..certificate._report import write_report
+    from ..certificate.make._build import sign
+    from ..certificate.report._report import write_report
     from ._targets import load_targets, slug
     from ._verify import exit_code, verify_targets
 
@@ -115,7 +115,7 @@ def _certify(args: argparse.Namespace) -> int:
     directory = _output_directory(args.output)
     signer = None
     if args.sign_key is not None:
-        from ..certificate._signing import load_signing_key
+        from ..certificate.format._signing import load_signing_key
 
         signer = load_signing_key(args.sign_key)
     with Progress(len(loaded.targets), "certifying", noun="targets") as progress:

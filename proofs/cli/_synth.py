@@ -36,9 +36,9 @@ from expmech.impl.internal import SyntheticDataMechanism, conjunctions, halfspac
 from expmech.spec import DATASET_SIZE, derive_epsilon
 from expmech.spec.internal import readable
 
-from ..certificate._build import certify
+from ..certificate.make._build import certify
 from .._inputlimits import InputRefused, read_limited_bytes
-from ..certificate._limits import CertificateLimits, parse_limit
+from ..certificate.format._limits import CertificateLimits, parse_limit
 from ._check_flags import check_flags
 from ._files import check_output_path, write_atomically
 from ._progress import Progress

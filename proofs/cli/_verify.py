@@ -23,9 +23,9 @@ from typing import Any
 
 from expmech.spec import ExpMechError, InvalidArgument
 
-from ..certificate._build import Certificate, certify
+from ..certificate.make._build import Certificate, certify
 from ..smallmodel import InternalInconsistency
-from ..certificate._cost import DEFAULT_BUDGET_MB
+from ..certificate.check._cost import DEFAULT_BUDGET_MB
 from .._outcome import Status
 from ._budget import check_budget
 from ._targets import Target

@@ -494,7 +494,7 @@ def _prove(
             raise InternalInconsistency(message, claim="range sensitivity", pair=(list(pairs.best.dataset1), list(pairs.best.dataset2),
                                         (pairs.best.output_high, pairs.best.output_low)), gap=pairs.best.spread, bound=bound, size=pairs.best.size)
         # Inside a certificate: nothing is claimed, and the net (the small-model check, which names the claim it
-        # contradicts) raises InternalInconsistency on this reason — see expmech.proofs.certificate._smallmodel.
+        # contradicts) raises InternalInconsistency on this reason — see expmech.proofs.certificate.check._smallmodel.
         return result(Status.UNKNOWN, message, None, rule, (), witness=pairs.best)
     witness = pairs.best if pairs.best is not None and pairs.best.spread == bound else None
     scope = f" (hypothesis: {hypotheses[0]})" if hypotheses else ""

@@ -252,7 +252,7 @@ def declared_variables(assertions: list[z3.BoolRef]) -> list[z3.ExprRef]:
     return _declared(solver.sexpr())
 
 
-#: The solver log of the derivation under way (see :mod:`expmech.proofs.certificate._replay`): when set,
+#: The solver log of the derivation under way (see :mod:`expmech.proofs.certificate.check._replay`): when set,
 #: :func:`check` and :func:`maximise` go through it, to record each call or to replay a recorded one.
 SOLVER_LOG: ContextVar[Any] = ContextVar("expmech_solver_log", default=None)
 

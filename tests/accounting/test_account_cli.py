@@ -11,7 +11,7 @@ import pytest
 from expmech.impl import WRONG_CATALOGUE, catalogue_entry
 from expmech.proofs import certify
 from expmech.proofs.accounting import AdaptiveComposition, OptimalComposition
-from expmech.proofs.certificate._canonical import sha256_hex
+from expmech.proofs.certificate.format._canonical import sha256_hex
 from expmech.proofs.cli import main
 
 

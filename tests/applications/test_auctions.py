@@ -196,7 +196,7 @@ def test_the_catalogue_auction_is_certified_truthful():
 def test_a_tampered_truthfulness_claim_is_rejected(tamper, problem, reproduce):
     """A changed bound, U, ε, auction or hypotheses — re-sealed with a fresh digest — is rejected by the verifier; changed
     instances (evidence, not proof) by check --reproduce."""
-    from expmech.proofs.certificate._build import seal
+    from expmech.proofs.certificate.make._build import seal
 
     _, cert = _auction_certificate()
     data = json.loads(cert.to_json())

@@ -198,7 +198,7 @@ def test_catalogue_certificates_check(entry, tmp_path):
 
 
 def _reseal(data):
-    from expmech.proofs.certificate._build import seal
+    from expmech.proofs.certificate.make._build import seal
 
     return {**data, **seal(data["certificate"])}
 

@@ -14,7 +14,7 @@ from expmech.impl import POSTERIOR_CATALOGUE
 from expmech.proofs import CheckOutcome, certify, check_certificate
 from expmech.spec import Neighbours
 from expmech.proofs.accounting import OptimalComposition
-from expmech.proofs.certificate._posterior_range import posterior_range_claims  # the claim builder alone
+from expmech.proofs.certificate.make._posterior_range import posterior_range_claims  # the claim builder alone
 
 
 def _claims(cert) -> dict:

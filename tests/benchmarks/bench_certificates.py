@@ -25,7 +25,7 @@ from typing import Any
 
 from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE
 from expmech.proofs import CheckOutcome, certify, check_certificate
-from expmech.proofs.certificate._build import seal
+from expmech.proofs.certificate.make._build import seal
 
 
 def _certify(entry: Any) -> Any:

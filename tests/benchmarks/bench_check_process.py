@@ -32,7 +32,7 @@ from typing import Any
 
 from expmech.impl import catalogue_entry
 from expmech.proofs import certify
-from expmech.proofs.certificate._build import seal
+from expmech.proofs.certificate.make._build import seal
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = {"spec": "spec", "impl": "impl", "proofs": "proofs"}  # expmech.<name> -> the repository's directory

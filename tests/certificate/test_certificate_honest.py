@@ -150,7 +150,7 @@ def test_no_claim_is_proved_on_an_unknown_query():
     import dataclasses
 
     from expmech.proofs import prove_sensitivity
-    from expmech.proofs.certificate._derive import _no_unknown
+    from expmech.proofs.certificate.make._derive import _no_unknown
 
     entry = CATALOGUE[0]
     proved = prove_sensitivity(entry.quality, neighbours=entry.neighbours, claimed=entry.claimed_sensitivity)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from certificate_tools import catalogue_certificate, claim, resealed
 from expmech.proofs import CertificateLimits, CheckOutcome, check_certificate
 from expmech.proofs.cli import main
-from expmech.proofs.certificate._build import seal
+from expmech.proofs.certificate.make._build import seal
 
 SECOND = 1.0
 MEMORY = 64 * 2**20
@@ -287,7 +287,7 @@ def test_arbitrary_expression_trees_never_crash_the_checker(tree, where):
 def test_a_slow_refusal_would_fail_the_budget(median, monkeypatch):
     """The budget is not vacuous: a refusal made to burn three budgets of CPU in the gate (before the content limits)
     fails the very assertion the tests above make (at a twentieth of the scale, to keep the suite fast)."""
-    from expmech.proofs.certificate import _check
+    from expmech.proofs.certificate.check import _check
 
     here = sys.modules[__name__]
     monkeypatch.setattr(here, "SECOND", SECOND / 20)
@@ -339,7 +339,7 @@ _JSON = st.recursive(
 @given(_JSON)
 def test_the_in_memory_size_bound_never_exceeds_the_json_text(value):
     """The size counted for data in memory is a lower bound of its compact JSON: whatever fits a file fits in memory."""
-    from expmech.proofs.certificate._limits import CertificateRefused, check_shape
+    from expmech.proofs.certificate.format._limits import CertificateRefused, check_shape
 
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     check_shape(value, CertificateLimits(max_bytes=len(text.encode())))

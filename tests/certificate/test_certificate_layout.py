@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expmech.proofs.certificate._build import encode_value
-from expmech.proofs.certificate._canonical import canonical_bytes, reduced_canonical_bytes
-from expmech.proofs.certificate._layout import readable_json
+from expmech.proofs.certificate.make._build import encode_value
+from expmech.proofs.certificate.format._canonical import canonical_bytes, reduced_canonical_bytes
+from expmech.proofs.certificate.format._layout import readable_json
 from expmech.spec import InvalidArgument
 
 SAFE = 2**53 - 1
@@ -141,7 +141,7 @@ def test_a_finite_range_read_from_rows_of_ints_equals_the_value_by_value_reading
     past 2**53 − 1 is rendered as {"integer": …}, so a file that wrote it bare does not equal its re-rendering)."""
     from unittest import mock
 
-    from expmech.proofs.certificate import _inputs
+    from expmech.proofs.certificate.format import _inputs
     from expmech.spec import IntRange, OutputSpace, QualityFunction, RecordSchema, count
 
     schema = RecordSchema(x=IntRange(0, 1))

@@ -36,7 +36,7 @@ from certificate_tools import catalogue_certificate
 from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE, DigitalGoodsAuction
 from expmech.proofs import CheckOutcome, certify, check_certificate
 from expmech.proofs.certificate import DerivationCache
-from expmech.proofs.certificate._build import seal
+from expmech.proofs.certificate.make._build import seal
 from expmech.spec import DATASET_SIZE, BetaPrior, IntRange, RationalRange, measure_from_json
 from expmech.spec._serial import expression_from_json
 

@@ -4,7 +4,7 @@ z3's resource count for a query depends on the history of the process, so at a
 tight rlimit the same derivation can decide a query in one process and not in
 another.  ``certify`` records every solver call; the log is provenance: the
 verifier's verdict never rests on it, and ``check --reproduce`` replays it and
-confirms what the prover relied on (see ``expmech.proofs.certificate._replay``).
+confirms what the prover relied on (see ``expmech.proofs.certificate.check._replay``).
 """
 
 import copy
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from certificate_tools import catalogue_certificate, resealed
 from expmech.proofs import CheckOutcome, check_certificate
-from expmech.proofs.certificate._smt import normalise_smt2
+from expmech.proofs.certificate.check._smt import normalise_smt2
 from expmech.proofs.cli import main
 
 
@@ -101,7 +101,7 @@ def test_a_forged_solver_log_is_rejected_naming_the_claim(median, edit, words):
 def test_an_answer_this_checker_cannot_confirm_is_inconclusive(median, monkeypatch):
     """A recorded unsat that z3 cannot decide here (within 4× the budget) when reproducing is neither valid nor forged:
     exit 4 (the verifier's own verdict, which rests on no replay, is unchanged)."""
-    import expmech.proofs.certificate._replay as replay
+    import expmech.proofs.certificate.check._replay as replay
     from expmech.proofs.prover._z3bridge import QueryResult
 
     monkeypatch.setattr(replay, "solve", lambda assertions, **options: QueryResult("unknown", None, "canceled", "", 0, "z3"))

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from certificate_tools import catalogue_certificate, resealed
 from expmech.proofs import CheckOutcome, check_certificate
 from expmech.proofs.certificate import certificate_schema
-from expmech.proofs.certificate._check import _schema_message, _validator
-from expmech.proofs.certificate._schema import expression_checker, schema_errors
+from expmech.proofs.certificate.check._check import _schema_message, _validator
+from expmech.proofs.certificate.format._schema import expression_checker, schema_errors
 
 SCHEMA = certificate_schema()
 NODES = SCHEMA["$defs"]["expression"]["anyOf"][3]["properties"]["node"]["enum"]
@@ -128,7 +128,7 @@ def test_bulk_lists_get_the_plain_validators_verdict_and_errors(median, measure,
 
 def test_the_fast_copy_replaces_every_bulk_reference():
     """The fast validator's schema keeps no per-item reference to #/$defs/value or a list of #/$defs/rational items."""
-    from expmech.proofs.certificate._schema import _fast_validator
+    from expmech.proofs.certificate.format._schema import _fast_validator
 
     text = repr(_fast_validator(_validator().schema).schema)
     assert "#/$defs/value'}" not in text and "'items': {'$ref': '#/$defs/rational'}" not in text

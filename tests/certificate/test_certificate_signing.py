@@ -11,8 +11,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from certificate_tools import catalogue_certificate, claim
 from expmech.proofs import CheckOutcome, check_certificate
 from expmech.proofs.certificate import sign
-from expmech.proofs.certificate._canonical import canonical_bytes
-from expmech.proofs.certificate._signing import PAYLOAD_TYPE, load_signing_key
+from expmech.proofs.certificate.format._canonical import canonical_bytes
+from expmech.proofs.certificate.format._signing import load_signing_key
+from expmech.proofs.checker import PAYLOAD_TYPE
 from expmech.proofs.cli import main
 from expmech.spec import InvalidArgument
 
@@ -85,7 +86,7 @@ def test_an_edited_payload_breaks_the_signature(signed, keys):
 def test_a_trusted_signature_does_not_make_a_forgery_true(keys):
     """A trusted issuer who signs a false claim is still refused: only re-derivation makes a claim true."""
     from certificate_tools import resealed
-    from expmech.proofs.certificate._build import Certificate
+    from expmech.proofs.certificate.make._build import Certificate
 
     forged = resealed(catalogue_certificate("median").data, lambda s: claim(s, "sensitivity").__setitem__("bound", "1/2"))
     signed_forgery = sign(Certificate(forged), keys["issuer"][0])

@@ -32,7 +32,7 @@ from certificate_tools import catalogue_certificate
 from expmech.impl import DigitalGoodsAuction
 from expmech.proofs import certify, check_certificate
 from expmech.proofs.certificate import DerivationCache
-from expmech.proofs.certificate._build import seal
+from expmech.proofs.certificate.make._build import seal
 from expmech.spec import BetaPrior, Booleans, IntRange, InvalidArgument, LogLikelihood, OutputSpace, QualityFunction, RationalRange, RecordSchema, count, size
 
 CACHE = DerivationCache()

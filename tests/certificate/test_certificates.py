@@ -10,7 +10,7 @@ from certificate_tools import catalogue_certificate, claim, resealed
 from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE, catalogue_entry
 from expmech.proofs import CheckOutcome, Status, certify, check_certificate
 from expmech.proofs.certificate import PREDICATE_TYPE, certificate_schema
-from expmech.proofs.certificate._canonical import canonical_bytes, reduced_canonical_bytes, sha256_hex
+from expmech.proofs.certificate.format._canonical import canonical_bytes, reduced_canonical_bytes, sha256_hex
 from expmech.spec import InvalidArgument, InvalidType
 
 

@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from certificate_tools import catalogue_certificate, claim
-from expmech.proofs.certificate._build import seal
+from expmech.proofs.certificate.make._build import seal
 
 HEAVY = ("sympy", "z3", "cvc5", "numpy", "flint", "matplotlib", "jinja2", "scipy", "mpmath")
 _SENTINEL = "\u0001HOSTILE"

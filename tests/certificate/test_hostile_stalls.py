@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 
 from expmech.impl import POSTERIOR_CATALOGUE
 from expmech.proofs import CertificateLimits, certify
-from expmech.proofs.certificate._build import seal
-from expmech.proofs.certificate._limits import CertificateRefused, check_content_limits
+from expmech.proofs.certificate.make._build import seal
+from expmech.proofs.certificate.format._limits import CertificateRefused, check_content_limits
 from expmech.spec import IntRange, OutputSpace, PiecewiseGeometric, QualityFunction, RecordSchema, count
 
 #: Wall-clock seconds a refused certificate may take as a whole ``expmech check`` process (it takes about one).
@@ -111,7 +111,7 @@ from fractions import Fraction
 import sympy
 from expmech.impl import POSTERIOR_CATALOGUE
 from expmech.proofs import certify
-from expmech.proofs.certificate._limits import CertificateRefused
+from expmech.proofs.certificate.format._limits import CertificateRefused
 from expmech.spec import IntRange, OutputSpace, PiecewiseGeometric, QualityFunction, RecordSchema, count
 
 schema, integers = RecordSchema(x=IntRange(0, 10)), OutputSpace(r=IntRange(None, None))

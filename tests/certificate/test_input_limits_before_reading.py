@@ -191,7 +191,7 @@ def test_a_huge_pyproject_is_refused_unread(tmp_path, tripwire, capsys, monkeypa
 def test_a_huge_key_is_refused_unread(tmp_path, tripwire):
     """A 'PEM key' of 100 KB is refused from its size, naming the parameter."""
     pytest.importorskip("securesystemslib")
-    from expmech.proofs.certificate._signing import load_signing_key
+    from expmech.proofs.certificate.format._signing import load_signing_key
 
     key = tmp_path / "key.pem"
     key.write_bytes(b"-" * 100_000)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE
 from expmech.proofs import certify
-from expmech.proofs.certificate._report import render_report, write_report
+from expmech.proofs.certificate.report._report import render_report, write_report
 from expmech.spec import DATASET_SIZE, QualityError
 from strategies import quality_functions
 

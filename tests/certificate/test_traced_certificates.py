@@ -14,9 +14,9 @@ from fractions import Fraction
 import pytest
 
 from expmech.proofs import CheckOutcome, certify, check_certificate
-from expmech.proofs.certificate._build import seal
-from expmech.proofs.certificate._claims import recorded_pair
-from expmech.proofs.certificate._report import render_report
+from expmech.proofs.certificate.make._build import seal
+from expmech.proofs.certificate.report._claims import recorded_pair
+from expmech.proofs.certificate.report._report import render_report
 from expmech.spec import IntRange, Multiset, OutputSpace, RecordSchema, trace
 
 SCHEMA, OUTPUTS = RecordSchema(x=IntRange(0, 15)), OutputSpace(r=IntRange(0, 15))

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE
 from expmech.proofs import CertificateLimits, InternalInconsistency, certify, check_certificate, small_model_check
-from expmech.proofs.certificate import _build
+from expmech.proofs.certificate.make import _build
 from expmech.proofs.checker import _monotone as _vmono
 from expmech.proofs.checker import _sensitivity as _vsens
 from expmech.proofs.cli import main
@@ -270,7 +270,7 @@ def test_an_injected_epsilon_bug_is_caught_by_the_truthfulness_check(monkeypatch
     claim; past a verifier bug that accepts it, the small model still finds a gain."""
     from types import SimpleNamespace
 
-    from expmech.proofs.certificate import _auction, _derive
+    from expmech.proofs.certificate.make import _auction, _derive
     from expmech.proofs.checker import _privacy
 
     original = _derive.derive_epsilon
@@ -304,7 +304,7 @@ def test_an_injected_likelihood_ratio_bug_is_caught(monkeypatch):
     """A ratio rule that halves ρ (and keeps its witness) is caught on the posterior catalogue's first entry."""
     import dataclasses
 
-    from expmech.proofs.certificate import _posterior
+    from expmech.proofs.certificate.make import _posterior
 
     original = _posterior.prove_likelihood_ratio
 
@@ -315,7 +315,7 @@ def test_an_injected_likelihood_ratio_bug_is_caught(monkeypatch):
     monkeypatch.setattr(_posterior, "prove_likelihood_ratio", halved)
     statement = _certify(POSTERIOR_CATALOGUE[0], pairs=0).statement  # the verifier, run before sealing, rejects it first
     assert next(c for c in statement["predicate"]["claims"] if c["id"] == "sensitivity")["status"] != "PROVED"
-    from expmech.proofs.certificate import _build
+    from expmech.proofs.certificate.make import _build
 
     monkeypatch.setattr(_build, "_accepted", lambda statement, rlimit: statement)  # that net off: the small model's
     with pytest.raises(InternalInconsistency) as caught:

@@ -4,7 +4,7 @@ import types
 from importlib import resources
 from pathlib import Path
 
-from expmech.proofs.certificate import _build
+from expmech.proofs.certificate.make import _build
 
 IMPL = Path(__file__).resolve().parents[2] / "impl"
 

@@ -73,7 +73,7 @@ def test_catalogue_scores_agree_on_every_output():
     import random
 
     rng = random.Random(3)
-    from expmech.proofs.certificate._derive import random_record as _random_record
+    from expmech.proofs.certificate.make._derive import random_record as _random_record
 
     for entry in CATALOGUE + WRONG_CATALOGUE:
         quality = entry.quality

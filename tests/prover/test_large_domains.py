@@ -206,7 +206,7 @@ def test_no_large_configuration_runs_out_of_memory(fields: list[int], outputs: l
 def test_report_series_of_many_outputs_matches_the_exact_one() -> None:
     """Past 64 outputs the report's floats come from one vectorised pass; they equal the exact values to 1e-9."""
     from expmech.impl import ExponentialMechanism
-    from expmech.proofs.certificate._report_plot import witness_series
+    from expmech.proofs.certificate.report._report_plot import witness_series
 
     certificate = certify(median(99), epsilon=Fraction(1, 2), neighbours="replace-one", claimed=1, pairs=0)
     series = witness_series(certificate, epsilon_label=None, epsilon_at_n=None)

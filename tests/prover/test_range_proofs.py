@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from expmech.impl import ExponentialMechanism
 from expmech.proofs import Status, certify, check_certificate, prove_monotone, prove_sensitivity
-from expmech.proofs.certificate._canonical import sha256_hex
+from expmech.proofs.certificate.format._canonical import sha256_hex
 from expmech.proofs.cli import main
 from expmech.proofs.prover._continuous import prove_normaliser_invariance
 from expmech.spec import (

@@ -18,7 +18,7 @@ import pytest
 from expmech.proofs.cli import main
 
 CATALOGUES = ("expmech.impl:CATALOGUE", "expmech.impl:RANGE_CATALOGUE", "expmech.impl:POSTERIOR_CATALOGUE")
-#: issue 32: at most 3,000 non-blank lines of this project's modules for any catalogue certificate (measured: 2,990 at
+#: issue 32: at most 3,000 non-blank lines of this project's modules for any catalogue certificate (measured: 3,000 at
 #: most, geometric-mechanism, whose refuted monotonicity claim loads the counterexample module).
 LINE_BUDGET = 3_000
 

@@ -266,7 +266,7 @@ def _certify(name: str, monkeypatch: pytest.MonkeyPatch, *, forged: bool) -> Any
     """``name``'s certificate with the small-model net off, written by the real certifier or (``forged``) by
     :func:`forging_finalise`, which keeps every PROVED claim."""
     from expmech.proofs import certify
-    from expmech.proofs.certificate import _build, _derive
+    from expmech.proofs.certificate.make import _build, _derive
 
     monkeypatch.setattr(_build, "certify_small_model", lambda *args, **kwargs: None)
     if forged:  # the certifier's two nets off: its finalise and its last verify before sealing
@@ -298,7 +298,7 @@ def test_the_verifier_rejects_a_prover_with_a_wrong_utility_bound(monkeypatch):
     """A prover bug in U (one less, its exhaustive check of u <= U skipped): the verifier, enumerating the utilities
     itself, rejects the truthfulness claim."""
     from expmech.impl import DigitalGoodsAuction
-    from expmech.proofs.certificate import _auction
+    from expmech.proofs.certificate.make import _auction
 
     honest, hypotheses = DigitalGoodsAuction.utility_bound, _auction._hypotheses
     monkeypatch.setattr(DigitalGoodsAuction, "utility_bound", lambda self: honest(self) - 1)
@@ -314,7 +314,7 @@ def test_the_verifier_rejects_a_prover_with_a_wrong_utility_bound(monkeypatch):
 def test_the_verifier_binds_the_data_to_the_certificates_inputs(name, kind, key, value, failed, monkeypatch):
     """A prover that writes a smaller ε₀ (a weaker premise of the same ε), or a posterior's θ list narrowed to two
     outputs (R smaller), is rejected: the rules read ε₀ and the θ of positive μ from the mechanism itself."""
-    from expmech.proofs.certificate import _conclusion_derivations, _posterior_range
+    from expmech.proofs.certificate.make import _conclusion_derivations, _posterior_range
 
     honest = _conclusion_derivations.attach_conclusion
 
@@ -331,7 +331,7 @@ def test_the_verifier_binds_the_data_to_the_certificates_inputs(name, kind, key,
 def test_the_verifier_rejects_a_prover_that_halves_epsilon(monkeypatch):
     """A prover bug — the privacy theorem's factor 2 dropped: the verifier rejects the privacy claim (ε₀·Δq proved by
     no rule of a quality that is not shown monotone)."""
-    from expmech.proofs.certificate import _derive
+    from expmech.proofs.certificate.make import _derive
 
     honest = _derive.derive_epsilon
     monkeypatch.setattr(_derive, "derive_epsilon", lambda e0, delta, **kw: honest(e0, delta, **kw) / 2)
@@ -340,7 +340,7 @@ def test_the_verifier_rejects_a_prover_that_halves_epsilon(monkeypatch):
 
 def test_the_verifier_rejects_a_prover_with_a_wrong_zcdp_or_range(monkeypatch):
     """A ρ of η²/16 and a posterior's ln R rounded down are each rejected by the verifier."""
-    from expmech.proofs.certificate import _accounting_claims, _posterior_range
+    from expmech.proofs.certificate.make import _accounting_claims, _posterior_range
 
     honest = _accounting_claims.zcdp_claim
 

@@ -51,7 +51,7 @@ def _ranges(q: Any, relation: Neighbours, data: dict[str, Any]) -> dict[str, lis
     """Each total's per-record range (a joint root's ``data["ranges"]``, keyed by the verifier's text): the prover's proved
     range where it finds one (tight, so a rejection comes from the encoding, not the range), else the exact range over the
     records and outputs tried."""
-    from expmech.proofs.certificate._finalise import _quality, _totals
+    from expmech.proofs.certificate.make._finalise import _quality, _totals
     from expmech.proofs.prover._rules import Prover
     from expmech.proofs.prover._sensitivity import _joint_ranges
 
