@@ -26,7 +26,7 @@ The rules (:func:`violations`):
   imports only itself, the standard library, ``rfc8785``, z3 (for a side
   condition a certificate names ``solver``), ``expmech.proofs._interrupts`` and,
   with trusted keys only, ``securesystemslib`` and ``cryptography`` (its own
-  ``_signature``) — nothing of ``expmech.spec``, sympy, the prover, the
+  ``signature``) — nothing of ``expmech.spec``, sympy, the prover, the
   certificate room or ``expmech.impl``. Every import counts, function-local and
   ``TYPE_CHECKING`` ones included.
 - **cycles**: the graph of module-to-module imports has no cycle. Imports

@@ -78,7 +78,7 @@ def render() -> str:
         "- **z3**, only for a side condition its certificate names `solver`: `unsat` within the budget is taken as a",
         "  proof of it; `sat`, `unknown` or a timeout rejects the claim.",
         "- **securesystemslib** (with `cryptography`), only with `--trusted-key`: the Ed25519 signature of a DSSE",
-        "  envelope, checked by the verifier's own `_signature` module; without a trusted key no signature is checked.",
+        "  envelope, checked by the verifier's own `signature` module; without a trusted key no signature is checked.",
         "- **the rules' soundness arguments** below, each a statement of `spec/` whose algebraic steps sympy checks.",
         "",
         "| module | non-blank lines |",

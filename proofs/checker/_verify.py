@@ -122,7 +122,7 @@ def _verify(source: Any, max_epsilon: Any, limits: Limits, keys: Sequence[Any], 
     except Unreadable as error:
         raise _Fail("file", str(error)) from None
     if "envelope" in data and keys:
-        from ._signature import verify_envelope
+        from .signature import verify_envelope
 
         try:
             signers = verify_envelope(data["envelope"], list(keys))

@@ -81,7 +81,9 @@ def run_check(args: argparse.Namespace) -> int:
                 others[name] = value
         raised.update({"max_bytes": args.max_bytes} if args.max_bytes is not None else {})
         others.update({"max_memory_mb": args.budget} if args.budget is not None else {})
-        keys: list[Any] = [checker.load_trusted_key(path) for path in args.trusted_key or ()]
+        if args.trusted_key:  # the signature half of the verifier, loaded for trusted keys only
+            from ..checker.signature import load_trusted_key
+        keys: list[Any] = [load_trusted_key(path) for path in args.trusted_key or ()]
         if args.max_epsilon is not None:
             try:
                 if len(args.max_epsilon) > 200 or not set(args.max_epsilon) <= set("0123456789n+-*/() "):

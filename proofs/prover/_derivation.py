@@ -6,7 +6,7 @@ each at a position *relative* to the step's subterm.  Steps are keyed by the
 subterm, not its position, so a lift the prover caches is one step reused
 wherever the subterm occurs; :func:`derivation_json` walks the steps from the
 root, giving each node its absolute position (``term``), text and id, in the
-format of :mod:`expmech.proofs.kernel`.
+format of :mod:`expmech.proofs.checker`.
 """
 
 from __future__ import annotations

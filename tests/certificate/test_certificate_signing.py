@@ -13,7 +13,7 @@ from expmech.proofs import CheckOutcome, check_certificate
 from expmech.proofs.certificate import sign
 from expmech.proofs.certificate.format._canonical import canonical_bytes
 from expmech.proofs.certificate.format._signing import load_signing_key
-from expmech.proofs.checker import PAYLOAD_TYPE
+from expmech.proofs.checker.signature import PAYLOAD_TYPE
 from expmech.proofs.cli import main
 from expmech.spec import InvalidArgument
 

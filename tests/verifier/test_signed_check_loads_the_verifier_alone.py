@@ -1,6 +1,6 @@
 """``expmech check --trusted-key`` of a signed catalogue certificate runs on the verifier alone.
 
-The signature is checked by the verifier's own ``_signature`` module (``securesystemslib`` and the standard library):
+The signature is checked by the verifier's own ``signature`` module (``securesystemslib`` and the standard library):
 in a fresh process, the check exits 0 with the signature verified, and loads nothing of ``expmech.spec``,
 ``expmech.impl``, the prover or the certificate room, and neither sympy nor z3.  The same probe sees the signature
 half and ``securesystemslib`` loaded, so it is not blind to what it looks for.
@@ -46,6 +46,6 @@ def test_a_signed_certificate_is_checked_by_the_verifier_alone(tmp_path):
     assert probe["code"] == 0, report
     assert report["checks"][0]["name"] == "signature" and report["checks"][0]["passed"], report["checks"]
     modules = probe["modules"]
-    assert "expmech.proofs.checker._signature" in modules and "securesystemslib" in modules  # the probe sees what loads
+    assert "expmech.proofs.checker.signature" in modules and "securesystemslib" in modules  # the probe sees what loads
     loaded = [m for m in modules if any(m == name or m.startswith(name + ".") for name in FORBIDDEN)]
     assert not loaded, loaded

@@ -30,8 +30,8 @@ the first failure:
    conformance pair's recorded loss bound <= ε at its n; every recorded query
    re-run on z3 and on cvc5 (when installed) with the recorded answer; no
    PROVED claim resting on an ``unknown`` query; the ε-DP claim resting on a
-   PROVED sensitivity; and the proof kernel accepting the derivation of every
-   PROVED claim whose kind it has rules for (:mod:`._kernel_check`).
+   PROVED sensitivity; and the verifier (:mod:`expmech.proofs.checker`) accepting
+   the derivation of every PROVED claim.
 
 Stages 1 to 4, the gate, are this module's and import none of sympy, z3,
 cvc5, numpy or the prover (jsonschema only for the schema stage): hostile
@@ -47,7 +47,6 @@ The :class:`CheckReport` says which of :class:`CheckOutcome` applies; only
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import re
 from collections.abc import Sequence
@@ -213,7 +212,7 @@ def _load(run: _Check, source: Any) -> Any:
 
 def _unwrap(run: _Check, data: Any, keys: list[Any]) -> dict[str, Any]:
     """Signature and digest: the statement, or stop."""
-    from ...checker import verify_envelope
+    from ...checker.signature import verify_envelope
     from ..format._signing import envelope_payload
 
     if not isinstance(data, dict) or not isinstance(data.get("digest"), dict) or not isinstance(data["digest"].get("value"), str):

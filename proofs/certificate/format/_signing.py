@@ -16,8 +16,8 @@ Keys are PEM files: a PKCS#8 Ed25519 private key to sign
 to verify (``openssl pkey -pubout``).  Needs ``pip install "expmech[sign]"``.
 
 This module is the signing half.  The verifying half — reading a trusted key,
-verifying an envelope — is the verifier's own (:func:`expmech.proofs.checker.load_trusted_key`,
-:func:`expmech.proofs.checker.verify_envelope`), so that ``expmech check --trusted-key``
+verifying an envelope — is the verifier's own (:func:`expmech.proofs.checker.signature.load_trusted_key`,
+:func:`expmech.proofs.checker.signature.verify_envelope`), so that ``expmech check --trusted-key``
 loads neither ``expmech.spec`` nor this room; :func:`load_trusted_key` here raises its
 refusals as the spec's errors.
 """
@@ -33,8 +33,8 @@ from expmech.spec import InvalidArgument, InvalidType
 from expmech.spec.internal import describe
 
 from ..._inputlimits import InputRefused, read_limited_bytes
-from ...checker import PAYLOAD_TYPE
-from ...checker import load_trusted_key as verifier_trusted_key
+from ...checker.signature import PAYLOAD_TYPE
+from ...checker.signature import load_trusted_key as verifier_trusted_key
 
 __all__ = ["envelope_payload", "load_signing_key", "load_trusted_key", "sign_statement"]
 
@@ -84,7 +84,7 @@ def load_signing_key(path: Any) -> Any:
 
 
 def load_trusted_key(path: Any) -> Any:
-    """The verifier's :func:`~expmech.proofs.checker.load_trusted_key`, its refusal raised as :class:`InvalidArgument` naming ``trusted_key``."""
+    """The verifier's :func:`~expmech.proofs.checker.signature.load_trusted_key`, its refusal raised as :class:`InvalidArgument` naming ``trusted_key``."""
     _library()
     try:
         return verifier_trusted_key(path)

@@ -2,7 +2,7 @@
 
 A prover result that reached PROVED may carry ``derivation`` (for the
 sensitivity: :attr:`~expmech.proofs.prover.SensitivityResult.derivation`):
-a tree of rule applications in the format of :mod:`expmech.proofs.kernel`
+a tree of rule applications in the format of :mod:`expmech.proofs.checker`
 (``{"format": 1, "claim": …, "relation": …, "start": …, "bound": …, "root": …}``).
 :func:`attach_derivation` writes it into the claim under ``"derivation"``,
 as plain JSON data; a node's ``evidence`` holds indices into the claim's own

@@ -2,9 +2,9 @@
 ``bounded-range`` (and ``truthfulness``), and what ``check`` binds in them to the certificate's inputs.
 
 Each is one root node (term ``[]``) whose rule names the claims it rests on; the
-kernel reads the premises' bounds from those claims' own derivations, which it
-accepts itself (:mod:`expmech.proofs.kernel`'s ``_conclusions``).  What the
-kernel cannot see — ε₀, and the outputs of positive base measure a posterior's
+verifier reads the premises' bounds from those claims' own derivations, which it
+accepts itself (:mod:`expmech.proofs.checker`'s ``_privacy``).  What the
+verifier cannot see — ε₀, and the outputs of positive base measure a posterior's
 ln R is taken over — is in the node's ``data`` and bound here by
 :func:`binding_problem` to the certificate's inputs.
 """
