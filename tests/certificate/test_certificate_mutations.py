@@ -67,8 +67,28 @@ def _without_provenance(statement: dict[str, Any], *, measurements: bool = True)
     return result
 
 
+_RECERTIFIED: dict[str, Any] = {}
+
+
 def _recertified(statement: dict[str, Any]) -> dict[str, Any]:
-    """The oracle: a fresh certificate from the statement's own inputs, through ``certify``'s public arguments."""
+    """The oracle: a fresh certificate from the statement's own inputs, through ``certify``'s public arguments.
+
+    Mutants that change claims but not inputs share one run (certify is deterministic: rlimits, not timeouts);
+    each caller gets its own copy, and a refusal is raised again for each."""
+    predicate = statement["predicate"]
+    key = json.dumps([predicate.get("quality"), predicate.get("mechanism"), predicate.get("options")], sort_keys=True, default=repr)
+    if key not in _RECERTIFIED:
+        try:
+            _RECERTIFIED[key] = ("ok", _recertify(statement))
+        except Exception as error:  # noqa: BLE001 - remembered, raised again below
+            _RECERTIFIED[key] = ("error", error)
+    kind, value = _RECERTIFIED[key]
+    if kind == "error":
+        raise value
+    return copy.deepcopy(value)
+
+
+def _recertify(statement: dict[str, Any]) -> dict[str, Any]:
     predicate = statement["predicate"]
     options, mechanism = predicate["options"], predicate["mechanism"]
     claimed = options["claimed"]
