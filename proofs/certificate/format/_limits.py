@@ -30,6 +30,7 @@ from typing import Any
 from expmech.spec import SMALL_DOMAIN, InvalidArgument
 from expmech.spec.internal import describe
 
+from ...checker import Limits
 from ..check._cost import DEFAULT_BUDGET_MB, effective_budget, estimate_work
 from ..check._powers import exact_power_problem
 
@@ -70,17 +71,17 @@ class CertificateLimits:
     every PROVED claim; above it the work is refused up front.
     """
 
-    max_bytes: int = 2**20
-    max_depth: int = 160
-    max_string: int = 2**18
-    max_digits: int = 100
-    max_expression_nodes: int = 4000
+    max_bytes: int = Limits.max_bytes  # the input limits the verifier shares: its defaults, one source
+    max_depth: int = Limits.max_depth
+    max_string: int = Limits.max_string
+    max_digits: int = Limits.max_digits
+    max_expression_nodes: int = Limits.max_expression_nodes
     max_expression_depth: int = 64
     max_exponent: int = 64
     max_degree: int = 256
     max_records: int = 64
     max_domain_size: int = 10**15  # of a domain that is listed: Categories, Grid, an IntRange of <= expmech.spec.SMALL_DOMAIN values
-    max_outputs: int = 200_000
+    max_outputs: int = Limits.max_outputs
     max_rlimit: int = 10**9
     max_timeout_ms: int = 600_000
     max_search_size: int = 8
