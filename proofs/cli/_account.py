@@ -68,9 +68,9 @@ def _text(value: Fraction) -> str:
 
 def _component(data: dict[str, Any], label: str) -> dict[str, Any]:
     """η and what it rests on, from a sealed certificate that checked; InvalidArgument when it certifies no ε."""
-    from ..certificate.make._build import Certificate
+    from ..certificate.format._signing import envelope_payload
 
-    statement = Certificate(data).statement
+    statement = data["certificate"] if "certificate" in data else json.loads(envelope_payload(data["envelope"]))
     predicate = statement["predicate"]
     if predicate.get("epsilon") is None:
         raise InvalidArgument(f"certificate {label} certifies no ε", parameter="certificate", value=label)

@@ -13,15 +13,14 @@ import warnings
 from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
-
-import sympy
+from typing import TYPE_CHECKING, Any
 
 from expmech.spec import ExpMechError, InexactFloatWarning, InvalidArgument, Neighbours
 from expmech.spec.internal import Refusal, float_warning, read_rational, readable
 
-from ..prover._likelihood import _parse_claim as _parse_likelihood_claim
-from ..prover._sensitivity import _parse_claim
+
+if TYPE_CHECKING:
+    import sympy
 
 __all__ = ["MAX_DIGITS", "UsageError", "parse_claim", "parse_epsilon", "parse_neighbours", "parse_rational", "shown"]
 
@@ -129,6 +128,11 @@ def parse_claim(value: Any, *, name: str, where: str, likelihood: bool = False) 
     """
     if value is None:
         return None
+    import sympy  # sympy and the prover load only here: ``account`` and ``check`` parse no claim
+
+    from ..prover._likelihood import _parse_claim as _parse_likelihood_claim
+    from ..prover._sensitivity import _parse_claim
+
     written = value
     if not isinstance(value, str | sympy.Basic):
         value = parse_rational(value, name=name, where=where)

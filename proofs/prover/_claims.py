@@ -28,7 +28,6 @@ import sympy
 from expmech.spec import DATASET_SIZE, ExpMechError, InvalidArgument, InvalidType
 from expmech.spec.internal import describe
 
-from ._z3bridge import Translator, as_real, check, int_var, real_var
 
 __all__ = ["Comparison", "at_least", "parse_claim", "value_at"]
 
@@ -201,6 +200,8 @@ class Comparison:
 
 
 def _to_z3(expr: sympy.Expr, size: Any) -> Any:
+    from ._z3bridge import Translator, as_real
+
     return Translator({n: as_real(size)}).number(expr)
 
 
@@ -227,6 +228,8 @@ def at_least(a: sympy.Expr, b: sympy.Expr, *, start: int = 1, rlimit: int = 2_00
         difference = sympy.cancel(difference)
     if difference == 0 or difference.is_nonnegative is True:
         return Comparison(True, None, "sympy")
+    from ._z3bridge import Translator, check, int_var, real_var  # z3 loads only when a comparison needs it
+
     size = int_var("n")
     try:
         left, right = _to_z3(a, size), _to_z3(b, size)

@@ -50,9 +50,6 @@ from expmech.spec import (
 from expmech.spec.internal import describe, expression_from_json, expression_to_json
 from expmech.spec import rational_from_text
 
-from ...prover import prove_sensitivity
-from ...prover._claims import parse_claim
-from ...prover._likelihood import _parse_claim as _parse_log_claim
 from ._canonical import integer_rows, safe_integer_rows, safe_integers
 
 __all__ = [
@@ -407,6 +404,8 @@ class ProverBudget:
         if unknown:
             name = sorted(unknown)[0]
             raise InvalidArgument(f"{name}= is not a prover option of certify", parameter=name, value=options[name])
+        from ...prover import prove_sensitivity  # the prover loads only here: reading a certificate needs none of it
+
         defaults = inspect.signature(prove_sensitivity).parameters
         values = {name: options.get(name, defaults[name].default) for name in ("rlimit", "timeout_ms", "search_size", "search_budget")}
         for name, value in values.items():
@@ -541,8 +540,12 @@ def inputs_from_json(predicate: dict[str, Any]) -> CertificateInputs:
         claimed = expression_from_json(options["claimed"], {"n": DATASET_SIZE})
         if not isinstance(claimed, sympy.Expr):
             raise InvalidArgument("options.claimed must be a numeric expression in n", parameter="claimed", value=None)
+        if isinstance(quality, LogLikelihood):
+            from ...prover._likelihood import _parse_claim as parse_claim
+        else:
+            from ...prover._claims import parse_claim
         try:  # evaluated at a few n here, so an ill-formed tree (a Piecewise whose condition is not boolean) is named
-            (_parse_log_claim if isinstance(quality, LogLikelihood) else parse_claim)(claimed)
+            parse_claim(claimed)
         except (TypeError, ArithmeticError) as error:
             raise InvalidArgument(f"options.claimed is not a numeric expression in n: {type(error).__name__}", parameter="claimed", value=None) from None
     budget = ProverBudget(options["rlimit"], options["timeout_ms"], options["search_size"], options["search_budget"])
