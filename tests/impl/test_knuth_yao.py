@@ -1,6 +1,7 @@
 """The fresh draw walks Knuth and Yao's tree over the score levels: exact on every path, one map, H + 2 bits.
 
-Every path of :func:`draw_levels` (the sorted walk for a few outputs, the ``bincount`` levels, the
+Every path of :func:`draw_levels` (the top level alone, the sorted walk for a few outputs, the levels
+counted by ``bincount`` or by a 16-bit sort, the integer walk and the float walk with its resolver, the
 ``unique`` levels, the exact walk with each floor decided by exponential-sum signs) must return, for the
 same random bits, the same output after reading the same number of bits as an independent Knuth–Yao walk
 computed here with mpmath at 300 digits.  The fit tests run each path through
@@ -72,18 +73,44 @@ def reference_walk(gaps: list[int], rate: Fraction, stream: StreamRandom) -> tup
                 raise AssertionError("no leaf")
 
 
-PATHS = ["top", "small", "levels", "unique", "exact"]
+PATHS = ["top", "small", "levels", "sorted-counts", "float-floors", "unique", "exact"]
+
+
+def force_path(patch: pytest.MonkeyPatch, path: str) -> None:
+    """Make ``draw_levels`` take ``path``: the top level alone, the sorted walk, the levels counted by ``bincount`` or
+    by a 16-bit sort, the float walk with its resolver (the integer walk declining every draw), ``unique``."""
+    if path == "small":
+        patch.setattr(ky, "_draw_top", lambda *arguments: None)
+    elif path != "top":
+        patch.setattr(ky, "SMALL_OUTPUTS", 0)
+    if path == "sorted-counts":
+        patch.setattr(ky, "_SORT_COUNT", 0)
+        patch.setattr(ky, "_SORT_RATIO", 0)
+    if path == "float-floors":
+        patch.setattr(ky, "walk_integers", lambda *arguments, **keywords: None)
+    if path == "unique":
+        patch.setattr(ky, "_TABLE_CAP", 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(gaps=st.lists(st.integers(0, 70_000), min_size=1, max_size=300), cut=st.integers(0, 80_000), sort=st.booleans())
+def test_level_counts_are_bincounts(gaps: list[int], cut: int, sort: bool) -> None:
+    """Every way of counting the levels gives ``bincount``'s counts of the gaps up to ``min(spread, cut)``."""
+    array = np.array(gaps, dtype=np.int64)
+    spread = int(array.max())
+    limit = min(spread, cut)
+    with pytest.MonkeyPatch.context() as patch:
+        if sort:
+            patch.setattr(ky, "_SORT_COUNT", 0)
+            patch.setattr(ky, "_SORT_RATIO", 0)
+        counts = ky._level_counts(array, spread, limit)
+    assert counts.tolist() == np.bincount(array, minlength=limit + 1)[: limit + 1].tolist()
 
 
 def draw_on_path(path: str, nums: np.ndarray, rate: Fraction, rng: random.Random, bits: RandomBits) -> int:
     """One draw of ``draw_levels`` forced onto ``path``."""
     with pytest.MonkeyPatch.context() as patch:
-        if path == "small":
-            patch.setattr(ky, "_draw_top", lambda *arguments: None)
-        elif path != "top":
-            patch.setattr(ky, "SMALL_OUTPUTS", 0)
-        if path == "unique":
-            patch.setattr(ky, "_TABLE_CAP", 0)
+        force_path(patch, path)
         found = ky.draw_levels(nums, int(nums.max()), int(nums.min()), rate, rng, bits, float_bits=4 if path == "exact" else None)
     assert found is not None
     return found
@@ -164,7 +191,8 @@ OUTPUTS = range(9)
 
 @pytest.mark.parametrize(
     "path,size",
-    [("top", 4000), ("small", 4000), ("levels", 4000), ("unique", 4000), pytest.param("exact", 1500, marks=pytest.mark.slow)],
+    [("top", 4000), ("small", 4000), ("levels", 4000), ("sorted-counts", 4000), ("float-floors", 4000), ("unique", 4000),
+     pytest.param("exact", 1500, marks=pytest.mark.slow)],
 )
 def test_fresh_draws_fit_and_have_power_on_every_path(path: str, size: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """ExponentialMechanism.sample fits the exact law on each path; at 0.7ε and 1.3ε the same test rejects it.
@@ -174,12 +202,7 @@ def test_fresh_draws_fit_and_have_power_on_every_path(path: str, size: int, monk
     walk's fit is in the slow tier (about 2 ms a draw); by default it is held to the reference walk, output by
     output and bit by bit, in ``test_every_path_is_the_same_knuth_yao_map``.
     """
-    if path == "small":
-        monkeypatch.setattr(ky, "_draw_top", lambda *arguments: None)
-    elif path != "top":
-        monkeypatch.setattr(ky, "SMALL_OUTPUTS", 0)
-    if path == "unique":
-        monkeypatch.setattr(ky, "_TABLE_CAP", 0)
+    force_path(monkeypatch, path)
     if path == "exact":
         monkeypatch.setattr(ky, "FLOAT_BITS", 3)
     epsilon = Fraction(1)
