@@ -96,25 +96,34 @@ def _component(data: dict[str, Any], label: str) -> dict[str, Any]:
 
 
 def _witness(component: dict[str, Any], times: int) -> Any:
-    """The k-fold exact PLD of the bounded-range witness pair, for a finite range; None otherwise."""
+    """The k-fold exact PLD of the bounded-range witness pair, for a finite range; None otherwise.
+
+    The scores are the verifier's own exact evaluation of the certificate's quality (no sympy, no prover).
+    """
     from ..accounting import WitnessComposition
-    from ..certificate.format._inputs import FiniteRange, decode_value, inputs_from_json
+    from ..checker import Limits, Malformed, pair_of, quality_at, read_statement
 
     predicate = component["statement"]["predicate"]
     claims = {claim["id"]: claim for claim in predicate["claims"]}
     pair = claims.get("bounded-range", {}).get("witness")
-    inputs = inputs_from_json(predicate)
-    if pair is None or not isinstance(inputs.range, FiniteRange):
+    if pair is None:
         return None
-    quality, eps0 = inputs.quality, inputs.epsilon0
-    d1, d2 = list(decode_value(pair["dataset1"])), list(decode_value(pair["dataset2"]))
-    outputs = inputs.range.outputs
+    limits = Limits()
+    statement = read_statement(component["statement"], max_nodes=limits.max_expression_nodes, max_outputs=limits.max_outputs)
+    if statement.range.kind != "finite":
+        return None
+    quality, eps0 = statement.quality, statement.epsilon0
+    try:
+        d1, d2 = pair_of(quality, pair, "witness", statement.relation == "replace-one")
+    except Malformed:
+        return None
+    first = [quality_at(quality, d1, output) for output in statement.range.outputs]
+    second = [quality_at(quality, d2, output) for output in statement.range.outputs]
+    if any(value is None for value in first + second):
+        return None
     try:
         return WitnessComposition(
-            tuple(inputs.range.base_measure),
-            tuple(eps0 * Fraction(quality(d1, r)) for r in outputs),
-            tuple(eps0 * Fraction(quality(d2, r)) for r in outputs),
-            times,
+            tuple(statement.range.weights), tuple(eps0 * v for v in first if v is not None), tuple(eps0 * v for v in second if v is not None), times
         )
     except InvalidArgument:
         return None

@@ -138,3 +138,37 @@ def test_account_reads_certificates_under_check_limits(tmp_path: Path, capsys: p
     err = capsys.readouterr().err
     assert code == 2
     assert limit in err
+
+
+def test_the_witness_is_scored_by_the_verifier_as_by_the_quality() -> None:
+    """The witness pair's k-fold law that ``account`` builds from the verifier's exact evaluation of the certificate's
+    quality is the one the quality itself gives (sympy, through the certificate's inputs), on every catalogue
+    certificate with a bounded-range witness on a finite range; the others give none."""
+    from certificate_tools import catalogue_certificate
+    from expmech.impl import CATALOGUE
+    from expmech.proofs.accounting import WitnessComposition
+    from expmech.proofs.certificate.format._inputs import FiniteRange, decode_value, inputs_from_json
+    from expmech.proofs.cli._account import _component, _witness
+
+    compared = 0
+    for entry in CATALOGUE:
+        data = json.loads(json.dumps(catalogue_certificate(entry.name).data))
+        component = _component(data, entry.name)
+        predicate = component["statement"]["predicate"]
+        pair = {claim["id"]: claim for claim in predicate["claims"]}.get("bounded-range", {}).get("witness")
+        inputs = inputs_from_json(predicate)
+        found = _witness(component, 3)
+        if pair is None or not isinstance(inputs.range, FiniteRange):
+            assert found is None, entry.name
+            continue
+        d1, d2 = list(decode_value(pair["dataset1"])), list(decode_value(pair["dataset2"]))
+        outputs, eps0 = inputs.range.outputs, inputs.epsilon0
+        expected = WitnessComposition(
+            tuple(inputs.range.base_measure),
+            tuple(eps0 * Fraction(inputs.quality(d1, r)) for r in outputs),
+            tuple(eps0 * Fraction(inputs.quality(d2, r)) for r in outputs),
+            3,
+        )
+        assert found == expected, entry.name
+        compared += 1
+    assert compared >= 5, compared
