@@ -115,7 +115,8 @@ def check_certificate(
     inputs and requires the same statement, member by member (a reproducibility check: a difference is
     reported, but the soundness of the verdict never rests on it).
 
-    ``certificate`` is a path, the file's bytes, or its parsed JSON; ``solvers`` the solvers a reproduction
+    ``certificate`` is a path, the file's bytes, its parsed JSON, or a :class:`Certificate` (checked on the bytes
+    :meth:`Certificate.write` would write); ``solvers`` the solvers a reproduction
     re-runs recorded queries on; ``trusted_keys`` Ed25519 public keys (PEM paths or securesystemslib keys):
     when given, only a certificate signed by one of them can be valid; ``max_epsilon`` (a rational or an
     expression in ``n``) turns a valid certificate of a larger ε into ``NO_DP_CLAIM``; ``limits`` bounds
@@ -136,6 +137,12 @@ def check_certificate(
 
         keys = [load_trusted_key(k) for k in trusted_keys]
     bound = validate_max_epsilon(max_epsilon)
+    if not isinstance(certificate, str | Path | bytes | bytearray | dict):
+        from ..make._build import Certificate
+
+        if not isinstance(certificate, Certificate):
+            raise InvalidType(f"certificate={describe(certificate)} must be a path, bytes, a dict or a Certificate", parameter="certificate", value=certificate)
+        certificate = certificate.to_json().encode("utf-8")  # decided on the bytes a file of it would hold, as if read back
     if isinstance(certificate, str | Path) and not Path(certificate).is_file():
         raise InvalidArgument(f"certificate={str(certificate)!r} does not exist or is not a regular file", parameter="certificate", value=str(certificate))
     checked = verify(certificate, max_epsilon=bound, limits=verifier_limits(limits), trusted_keys=keys)
