@@ -26,7 +26,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Union
@@ -35,7 +35,7 @@ import numpy as np
 import sympy
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
-from expmech.spec import Booleans, Count, IntRange, InvalidType, Mean, OrderStatistic, QualityError, QualityFunction, Size, Total
+from expmech.spec import Booleans, Count, IntRange, InvalidType, Mean, OrderStatistic, QualityFunction, Size, Total
 from expmech.spec.internal import EncodedOutputs, describe
 
 from ..exact._rationals import LIMIT, RationalArray, Undefined, concatenate, integer_array

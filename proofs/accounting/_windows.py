@@ -246,7 +246,6 @@ class _Search:
 
     def bound(self, box: list[tuple[Fraction, Fraction]]) -> tuple[Fraction, Fraction, list[Fraction] | None]:
         """``(lower end of H at the centre, an upper bound on H over box, a Newton point or None)``."""
-        m = len(self.blocks)
         centre = [(lo + hi) / 2 for lo, hi in box]
         balls = [_interval(lo, hi) for lo, hi in box]
         eta_m, n_m = self.blocks[-1]

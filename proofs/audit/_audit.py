@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -17,7 +17,7 @@ from expmech.spec.internal import as_rational, describe
 from ._detectable import budget_for, detectable_excess, detectable_tv, verdict_power
 from ._eprocess import EProcess, component_names, pooled_cells
 from ._fixed_n import calibrate
-from ._reference import ReferenceLaw, plain, reference_law
+from ._reference import ReferenceLaw, reference_law
 from ._result import (
     AuditResult,
     AuditStatus,

@@ -7,13 +7,11 @@ Exit codes: 0 verified, 1 violation, 2 usage or config error, 3 inconclusive,
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from expmech.spec import ExpMechError, InvalidArgument, PrecisionExhausted
 

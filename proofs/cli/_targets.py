@@ -40,7 +40,7 @@ from expmech.spec import ExpMechError, LogLikelihood, Neighbours, OutputSpace, Q
 from expmech.spec.internal import PYTHON_COMPARISON_HINT, constant_conditions_refused
 
 from .._outcome import Status
-from ._config import Config, ConfigEntry, find_pyproject, read_config, schema
+from ._config import Config, find_pyproject, read_config, schema
 from ._values import UsageError, parse_claim, parse_epsilon, parse_neighbours, shown
 
 __all__ = ["Location", "Target", "TargetSet", "load_targets", "slug"]

@@ -22,7 +22,6 @@ from fractions import Fraction
 from typing import Any
 
 import sympy
-import z3
 
 from expmech.spec import Count, InvalidArgument, Mean, Neighbours, Size, Total
 

@@ -22,7 +22,7 @@ from expmech.spec.internal import describe
 from ...prover._claims import at_least
 from ..make._build import implementation_sha256
 from ..format._canonical import canonical_bytes, integer_rows, integers
-from ._run import _PROVENANCE, CheckOutcome, _Check, _Stop
+from ._run import _PROVENANCE, CheckOutcome, _Check
 from ..make._derive import Derivation, Losses, derive, epsilon_at, measure_budget, subject
 from ..format._inputs import CertificateInputs, decode_dataset, decode_output, decode_value, inputs_from_json, inputs_to_json
 from ._smallmodel import check_small_model

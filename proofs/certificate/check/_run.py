@@ -9,9 +9,7 @@ been refused. Imports nothing heavy.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...checker import CheckOutcome, CheckReport
 

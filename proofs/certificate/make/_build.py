@@ -38,7 +38,7 @@ from ..._traced import traced_quality
 from ...prover._likelihood import _parse_claim as _parse_log_claim
 from ...prover._claims import parse_claim
 from ..format._canonical import canonical_bytes, sha256_hex
-from ._derive import PREDICATE_TYPE, SCHEMA_VERSION, STATEMENT_TYPE, derive
+from ._derive import PREDICATE_TYPE, SCHEMA_VERSION, derive
 from ._finalise import settle
 from ..format._layout import readable_json
 from ..format._limits import CertificateLimits, check_exact_powers

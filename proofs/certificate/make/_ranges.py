@@ -24,16 +24,12 @@ from expmech.impl import ExponentialMechanism
 from expmech.impl.internal import is_range
 from expmech.spec import (
     DATASET_SIZE,
-    ExpMechError,
     LARGEST_LISTED,
     SMALL_DOMAIN,
     IntRange,
-    InvalidArgument,
     QualityError,
     QualityFunction,
-    RationalRange,
     measure_from_json,
-    measure_to_json,
     quality_from_json,
     rational_text,
 )
