@@ -130,8 +130,8 @@ def parse_claim(value: Any, *, name: str, where: str, likelihood: bool = False) 
         return None
     import sympy  # sympy and the prover load only here: ``account`` and ``check`` parse no claim
 
-    from ..prover._likelihood import _parse_claim as _parse_likelihood_claim
-    from ..prover._sensitivity import _parse_claim
+    from ..prover._claims import parse_claim as parse_sensitivity_claim
+    from ..prover._likelihood import parse_log_claim
 
     written = value
     if not isinstance(value, str | sympy.Basic):
@@ -142,7 +142,7 @@ def parse_claim(value: Any, *, name: str, where: str, likelihood: bool = False) 
         raise _refuse(where, name, written, f"has a number of more than {MAX_DIGITS} digits")
     try:
         if not likelihood:
-            return _parse_claim(value)
+            return parse_sensitivity_claim(value)
         if isinstance(value, str):
             if len(value) > 200 or "**" in value or not _LOG_CLAIM.fullmatch(value):
                 raise InvalidArgument("must be written with integers, log( ), + - * / and parentheses", parameter=name, value=value)
@@ -150,7 +150,7 @@ def parse_claim(value: Any, *, name: str, where: str, likelihood: bool = False) 
                 value = sympy.sympify(value, locals={"log": sympy.log})
             except (sympy.SympifyError, SyntaxError, TypeError, ValueError, ZeroDivisionError):
                 raise InvalidArgument("is not an expression in log( )", parameter=name, value=value) from None
-        return _parse_likelihood_claim(value)
+        return parse_log_claim(value)
     except ExpMechError as error:
         message = str(error)
         problem = message.split(" ", 1)[1] if message.startswith("claimed=") else message

@@ -44,7 +44,7 @@ from ._encoding import domain_constraint as _domain_constraint
 from ._encoding import variable as _var
 from ._z3bridge import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS, Query, Translator, check, maximise, z3_version
 
-__all__ = ["LikelihoodRatioResult", "RatioWitness", "prove_likelihood_ratio"]
+__all__ = ["LikelihoodRatioResult", "RatioWitness", "parse_log_claim", "prove_likelihood_ratio"]
 
 #: Exact evaluation enumerates finite domains up to this many (record, record, θ) points.
 ENUMERATION_LIMIT = 200_000
@@ -190,7 +190,7 @@ def _candidates(space: Any) -> list[dict[sympy.Symbol, Any]]:
 _LOG_TEXT = re.compile(r"[0-9log()+\-*/ ]*")
 
 
-def _parse_claim(claimed: Any) -> sympy.Expr | None:
+def parse_log_claim(claimed: Any) -> sympy.Expr | None:
     """A claimed Δq ``c0 + Σ cᵢ·log(ρᵢ)`` >= 0 as a sympy expression (None stays None); anything else — a text
     with other characters, a boolean, a container, a value sympy cannot read — raises :class:`InvalidArgument`
     naming ``claimed`` and its value."""
@@ -239,7 +239,7 @@ def prove_likelihood_ratio(
     if not isinstance(quality, LogLikelihood):
         raise InvalidType(f"quality={describe(quality)} must be an expmech.spec.LogLikelihood", parameter="quality", value=quality)
     relation = Neighbours.parse(neighbours)
-    claim = _parse_claim(claimed)
+    claim = parse_log_claim(claimed)
     for name, value in (("rlimit", rlimit), ("timeout_ms", timeout_ms)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise InvalidArgument(f"{name}={describe(value)} must be an int >= 1", parameter=name, value=value)

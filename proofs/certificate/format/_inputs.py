@@ -541,7 +541,7 @@ def inputs_from_json(predicate: dict[str, Any]) -> CertificateInputs:
         if not isinstance(claimed, sympy.Expr):
             raise InvalidArgument("options.claimed must be a numeric expression in n", parameter="claimed", value=None)
         if isinstance(quality, LogLikelihood):
-            from ...prover._likelihood import _parse_claim as parse_claim
+            from ...prover._likelihood import parse_log_claim as parse_claim
         else:
             from ...prover._claims import parse_claim
         try:  # evaluated at a few n here, so an ill-formed tree (a Piecewise whose condition is not boolean) is named

@@ -35,7 +35,7 @@ from expmech.spec.internal import describe, positive_rational_input
 from ..._files import write_atomically
 from ..._outcome import Status
 from ..._traced import traced_quality
-from ...prover._likelihood import _parse_claim as _parse_log_claim
+from ...prover._likelihood import parse_log_claim
 from ...prover._claims import parse_claim
 from ..format._canonical import canonical_bytes, sha256_hex
 from ._derive import PREDICATE_TYPE, SCHEMA_VERSION, derive
@@ -272,7 +272,7 @@ def certify(
         epsilon0=epsilon0,
         neighbours=relation,
         range=_range(quality, outputs, base_measure),
-        claimed=_parse_log_claim(claimed) if isinstance(quality, LogLikelihood) else parse_claim(claimed),
+        claimed=parse_log_claim(claimed) if isinstance(quality, LogLikelihood) else parse_claim(claimed),
         budget=ProverBudget.build(prover_options),
         pairs=pairs,
         seed=seed,
