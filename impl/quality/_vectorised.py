@@ -141,13 +141,16 @@ class VectorisedQuality:
     [-2, -1, 0, 0]
     """
 
-    __slots__ = ("_quality", "_root", "_field_symbols", "_output_symbols", "_output_aggregates")
+    __slots__ = ("_quality", "_root", "_field_symbols", "_output_symbols", "_output_aggregates", "_one_int")
 
     def __init__(self, quality: QualityFunction) -> None:
         if not isinstance(quality, QualityFunction):
             raise InvalidType(f"quality={describe(quality)} must be an expmech.spec.QualityFunction", parameter="quality", value=quality)
         self._quality = quality
         self._field_symbols = tuple(quality.schema.symbols)
+        fields = list(quality.schema.items())
+        #: ``(lo, hi)`` of a schema of one integer field (None for an open end): a record is its own code there
+        self._one_int = (fields[0][2].lo, fields[0][2].hi) if len(fields) == 1 and isinstance(fields[0][2], IntRange) else None
         self._output_symbols = frozenset(quality.output_space.symbols)
         self._output_aggregates = any(
             node.free_symbols & self._output_symbols for node in quality.expr.atoms(Count, Total, Mean, OrderStatistic)
@@ -197,6 +200,10 @@ class VectorisedQuality:
         columns: dict[tuple[Any, ...], int] = {}
         tallies = []
         for dataset in datasets:
+            tally = self._int_tally(dataset)
+            if tally is not None:
+                tallies.append(Counter({columns.setdefault((value,), len(columns)): copies for value, copies in tally.items()}))
+                continue
             encoded = self._quality.encode_dataset(dataset)
             tallies.append(Counter(columns.setdefault(tuple(record[s] for s in symbols), len(columns)) for record in encoded))
         counts = np.zeros((len(tallies), len(columns)), dtype=np.int64)
@@ -205,6 +212,22 @@ class VectorisedQuality:
                 counts[row, column] = copies
         distinct = [dict(zip(symbols, key)) for key in columns]
         return self.records(distinct), counts
+
+    def _int_tally(self, dataset: Any) -> Counter[int] | None:
+        """The records of a list (or tuple) of plain ints in the one integer field's range, counted; None for any
+        other dataset, which ``encode_dataset`` then validates record by record (and names the one it refuses).
+
+        Every element's type is checked, not only the distinct values': ``True`` and ``1.0`` hash as ``1``."""
+        bounds = self._one_int
+        if bounds is None or type(dataset) not in (list, tuple) or not dataset:
+            return None
+        if set(map(type, dataset)) != {int}:
+            return None
+        tally = Counter(dataset)
+        lo, hi = bounds
+        if (lo is not None and min(tally) < lo) or (hi is not None and max(tally) > hi):
+            return None
+        return tally
 
     # -- evaluation ------------------------------------------------------------------
 

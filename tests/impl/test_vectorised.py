@@ -1,12 +1,11 @@
 """The vectorised exact evaluator agrees with the spec interpreter, value for value and error for error."""
 
-from collections import Counter
 from fractions import Fraction
 
 import numpy as np
 import pytest
 import sympy
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from expmech.impl import CATALOGUE, WRONG_CATALOGUE
@@ -217,3 +216,38 @@ def test_extremes_of_many_linear_forms_on_one_batch_agree_with_the_interpreter(d
             assert evaluator.scores(dataset, batch).to_list() == quality.scores(dataset, points)
     if tiny_cache:
         assert not [key for key in batch.cache if isinstance(key, tuple)]  # nothing kept past the limit
+
+
+_ONE_FIELD_VALUES = st.one_of(
+    st.integers(-3, 12),  # past both ends of IntRange(0, 9) too
+    st.sampled_from([True, False, 1.0, 2.5, np.int64(3), "4", None, 2**70]),
+)
+
+
+@settings(max_examples=120)
+@example(values=[1, True], container=list, lo=0, hi=9)  # equal hashes: 1 == True == 1.0 == np.int64(1)
+@example(values=[0, 0, False], container=tuple, lo=None, hi=None)
+@example(values=[2, 2.0], container=list, lo=0, hi=None)
+@example(values=[3, np.int64(3)], container=list, lo=None, hi=9)
+@example(values=[], container=list, lo=0, hi=9)
+@example(values=[0, 9, 9], container=list, lo=0, hi=9)  # the two ends of the domain
+@given(
+    values=st.lists(_ONE_FIELD_VALUES, max_size=12),
+    container=st.sampled_from([list, tuple]),
+    lo=st.sampled_from([0, None]),
+    hi=st.sampled_from([9, None]),
+)
+def test_a_list_of_ints_is_counted_as_the_interpreter_reads_it(values, container, lo, hi):
+    """A one-integer-field dataset written as bare values (the counted fast path): the interpreter's scores, or the
+    same error naming the same record; ``True`` beside ``1`` and ``1.0`` are never counted as ``1``."""
+    schema, space = RecordSchema(x=IntRange(lo, hi)), OutputSpace(r=IntRange(0, 9))
+    quality = QualityFunction(-sympy.Abs(count(schema["x"] <= space["r"]) - size() / 2) + total(schema["x"]) / 7, schema=schema, outputs=space)
+    dataset, points = container(values), list(range(10))
+    try:
+        expected = quality.scores(dataset, points)
+    except Exception as error:  # noqa: BLE001 - the interpreter's refusal, compared below
+        with pytest.raises(type(error)) as caught:
+            VectorisedQuality(quality).scores(dataset, points)
+        assert str(caught.value) == str(error)
+        return
+    assert VectorisedQuality(quality).scores(dataset, points).to_list() == expected
