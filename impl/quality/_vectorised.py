@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Union
+from typing import Any, Union, overload
 
 import numpy as np
 import sympy
@@ -81,6 +81,30 @@ class RecordBatch:
     def size(self) -> int:
         """The number of distinct records ``K``."""
         return len(self.codes)
+
+
+class _OneFieldCodes(Sequence[Codes]):
+    """The codes ``{symbol: value}`` of records of one field, made as they are read (the interpreter's fallback alone
+    reads them)."""
+
+    __slots__ = ("_symbol", "_values")
+
+    def __init__(self, symbol: sympy.Symbol, values: list[int]) -> None:
+        self._symbol, self._values = symbol, values
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    @overload
+    def __getitem__(self, index: int) -> Codes: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Codes]: ...
+
+    def __getitem__(self, index: int | slice) -> Codes | list[Codes]:
+        if isinstance(index, slice):
+            return [{self._symbol: value} for value in self._values[index]]
+        return {self._symbol: self._values[index]}
 
 
 @dataclass
@@ -197,6 +221,11 @@ class VectorisedQuality:
         """Datasets, each validated in turn, as the distinct records of them all (in order of first
         occurrence) and an ``M × K`` count matrix (a row per dataset)."""
         symbols = self._field_symbols
+        if len(datasets) == 1:
+            tally = self._int_tally(datasets[0])
+            if tally is not None:  # one dataset of plain ints: its distinct values are the records' codes
+                values = list(tally)
+                return RecordBatch({symbols[0]: RationalArray.of(values)}, _OneFieldCodes(symbols[0], values)), np.array([list(tally.values())], dtype=np.int64)
         columns: dict[tuple[Any, ...], int] = {}
         tallies = []
         for dataset in datasets:

@@ -250,4 +250,7 @@ def test_a_list_of_ints_is_counted_as_the_interpreter_reads_it(values, container
             VectorisedQuality(quality).scores(dataset, points)
         assert str(caught.value) == str(error)
         return
-    assert VectorisedQuality(quality).scores(dataset, points).to_list() == expected
+    evaluator = VectorisedQuality(quality)
+    assert evaluator.scores(dataset, points).to_list() == expected
+    records, counts = evaluator.dataset(dataset)  # the interpreter's fallback reads the same records' codes
+    assert evaluator._interpret(records, counts, evaluator.encode_outputs(points))[0].to_list() == expected
