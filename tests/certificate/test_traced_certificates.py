@@ -75,13 +75,20 @@ def test_an_untraced_quality_has_no_block():
     assert "trace" not in statement["predicate"]["quality"]
 
 
-def test_a_counterexample_past_a_size_limit_is_written_by_counts():
-    """OpenDP 0.13's quantile score: the REFUTED claim's pair is {"multiset": …} with large counts as digits, re-read
-    as the same Multisets, and its size as the number it is."""
+@pytest.fixture(scope="module")
+def opendp_certificate():
+    """OpenDP 0.13's quantile score certified with its published Δq = 3 (REFUTED past a size limit), shared by the
+    module's two tests of it (certify takes seconds, and is deterministic)."""
     from expmech.impl import LIBRARY_CATALOGUE
 
     entry = next(e for e in LIBRARY_CATALOGUE if e.name == "opendp-0.13-quantile-score")
-    cert = certify(entry.function, schema=entry.schema, outputs=entry.outputs, epsilon=Fraction(1, 2), neighbours="add-remove", claimed=3)
+    return certify(entry.function, schema=entry.schema, outputs=entry.outputs, epsilon=Fraction(1, 2), neighbours="add-remove", claimed=3)
+
+
+def test_a_counterexample_past_a_size_limit_is_written_by_counts(opendp_certificate):
+    """OpenDP 0.13's quantile score: the REFUTED claim's pair is {"multiset": …} with large counts as digits, re-read
+    as the same Multisets, and its size as the number it is."""
+    cert = opendp_certificate
     claim = next(c for c in cert.statement["predicate"]["claims"] if c["id"] == "sensitivity")
     pair = claim["counterexample"]
     assert "multiset" in pair["dataset1"] and pair["size"] == {"integer": str(2**62)}
@@ -92,12 +99,8 @@ def test_a_counterexample_past_a_size_limit_is_written_by_counts():
     assert "×4611686018427387904" in markdown and "REFUTED" in markdown
 
 
-def test_check_accepts_a_counterexample_held_by_counts():
+def test_check_accepts_a_counterexample_held_by_counts(opendp_certificate):
     """check re-evaluates OpenDP 0.13's counterexample of 2^62 records from its counts: valid, no ε-DP (REFUTED)."""
-    from expmech.impl import LIBRARY_CATALOGUE
-
-    entry = next(e for e in LIBRARY_CATALOGUE if e.name == "opendp-0.13-quantile-score")
-    cert = certify(entry.function, schema=entry.schema, outputs=entry.outputs, epsilon=Fraction(1, 2), neighbours="add-remove", claimed=3)
-    report = check_certificate(cert.data)
+    report = check_certificate(copy.deepcopy(opendp_certificate.data))
     assert report.ok and report.outcome is CheckOutcome.NO_DP_CLAIM and report.status == "REFUTED", report
     assert any(name == "claim sensitivity" and "counterexample re-evaluated" in what for name, _, what in report.checks), report.checks

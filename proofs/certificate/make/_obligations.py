@@ -37,7 +37,8 @@ def farkas(atoms: list[Atom], limit: int = 4_000) -> list[list[Any]] | None:
     equalities: list[_Row] = []
     for i, atom in enumerate(atoms):
         scale = math.lcm(atom.const.denominator, *(c.denominator for _, c in atom.coeffs))
-        row = ({x: int(c * scale) for x, c in atom.coeffs if c}, int(atom.const * scale), atom.rel == "<", {i: scale})
+        coeffs = {x: c.numerator * (scale // c.denominator) for x, c in atom.coeffs if c}  # = int(c * scale), without a Fraction
+        row = (coeffs, atom.const.numerator * (scale // atom.const.denominator), atom.rel == "<", {i: scale})
         (equalities if atom.rel == "=" else rows).append(row)
     while equalities:  # each equality eliminates one variable (any sign of its multiplier)
         coeffs, const, _, combo = eq = equalities.pop()
@@ -48,14 +49,15 @@ def farkas(atoms: list[Atom], limit: int = 4_000) -> list[list[Any]] | None:
         name = min(coeffs)
         rows = [_eliminate(row, eq, name) for row in rows]
         equalities = [_eliminate(row, eq, name) for row in equalities]
+    keyed = [(*row, _key(row[0], row[1], row[2])) for row in rows]  # each row with its key for duplicates, made once
     while True:
-        for coeffs, const, strict, combo in rows:
+        for coeffs, const, strict, combo, _ in keyed:
             if not coeffs and (const > 0 or (const == 0 and strict)):
                 return _answer(combo)
         ups: dict[str, int] = {}
         downs: dict[str, int] = {}
-        for coeffs, _, _, _ in rows:
-            for x, c in coeffs.items():
+        for keyed_row in keyed:
+            for x, c in keyed_row[0].items():
                 if c > 0:
                     ups[x] = ups.get(x, 0) + 1
                 else:
@@ -64,18 +66,32 @@ def farkas(atoms: list[Atom], limit: int = 4_000) -> list[list[Any]] | None:
         if not names:
             return None
         name = min(sorted(names), key=lambda x: ups.get(x, 0) * downs.get(x, 0) - ups.get(x, 0))
-        up_rows = [r for r in rows if r[0].get(name, 0) > 0]
-        down_rows = [r for r in rows if r[0].get(name, 0) < 0]
-        kept = [r for r in rows if name not in r[0]]
-        seen: dict[Any, _Row] = {}
-        for r in kept + [_combine(up, down, name) for up in up_rows for down in down_rows]:
-            seen.setdefault((tuple(sorted(r[0].items())), r[1], r[2]), r)
-        rows = list(seen.values())
-        if len(rows) > limit:
+        up_rows: list[_KeyedRow] = []
+        down_rows: list[_KeyedRow] = []
+        seen: dict[Any, _KeyedRow] = {}  # the rows without ``name`` first, then each combination: the first of each key kept
+        for r in keyed:
+            c = r[0].get(name, 0)
+            if c > 0:
+                up_rows.append(r)
+            elif c < 0:
+                down_rows.append(r)
+            else:
+                seen.setdefault(r[4], r)
+        for up in up_rows:
+            for down in down_rows:
+                r = _combine(up, down, name)
+                seen.setdefault(r[4], r)
+        keyed = list(seen.values())
+        if len(keyed) > limit:
             return None
 
 
 _Row = tuple[dict[str, int], int, bool, dict[int, int]]
+_KeyedRow = tuple[dict[str, int], int, bool, dict[int, int], Any]
+
+
+def _key(coeffs: dict[str, int], const: int, strict: bool) -> Any:
+    return tuple(sorted(coeffs.items())), const, strict
 
 
 def _reduced(coeffs: dict[str, int], const: int, strict: bool, combo: dict[int, int]) -> _Row:
@@ -86,12 +102,26 @@ def _reduced(coeffs: dict[str, int], const: int, strict: bool, combo: dict[int, 
     return coeffs, const, strict, combo
 
 
-def _combine(up: _Row, down: _Row, name: str) -> _Row:
-    """``b·up + a·down`` (``a = up[name] > 0 > −b = down[name]``): the variable ``name`` cancels."""
+def _combine(up: _KeyedRow, down: _KeyedRow, name: str) -> _KeyedRow:
+    """``b·up + a·down`` (``a = up[name] > 0 > −b = down[name]``), reduced, with its key: the variable ``name`` cancels."""
     a, b = up[0][name], -down[0][name]
-    coeffs = {x: b * up[0].get(x, 0) + a * down[0].get(x, 0) for x in up[0].keys() | down[0].keys()}
-    combo = {i: b * up[3].get(i, 0) + a * down[3].get(i, 0) for i in up[3].keys() | down[3].keys()}
-    return _reduced({x: c for x, c in coeffs.items() if c}, b * up[1] + a * down[1], up[2] or down[2], {i: w for i, w in combo.items() if w})
+    coeffs = {x: b * c for x, c in up[0].items() if x != name}  # no zero coefficient is kept in a row
+    for x, c in down[0].items():
+        if x != name:
+            v = coeffs.get(x, 0) + a * c
+            if v:
+                coeffs[x] = v
+            else:
+                del coeffs[x]
+    combo = {i: b * w for i, w in up[3].items()}
+    for i, w in down[3].items():
+        v = combo.get(i, 0) + a * w
+        if v:
+            combo[i] = v
+        else:
+            del combo[i]
+    coeffs, const, strict, combo = _reduced(coeffs, b * up[1] + a * down[1], up[2] or down[2], combo)
+    return coeffs, const, strict, combo, _key(coeffs, const, strict)
 
 
 def _eliminate(row: _Row, eq: _Row, name: str) -> _Row:
