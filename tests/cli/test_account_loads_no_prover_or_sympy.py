@@ -9,36 +9,18 @@ it looks for.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 from certificate_tools import catalogue_certificate
+from process_probe import loaded, probe
 
 FORBIDDEN = ("expmech.proofs.certificate.make", "expmech.proofs.prover", "sympy", "z3")
-
-PROBE = r"""
-import contextlib, io, json, sys
-from expmech.proofs.cli import main
-out = io.StringIO()
-with contextlib.redirect_stdout(out):
-    code = main(["account", "--format", "json", *sys.argv[1:]])
-print(json.dumps({"code": code, "answer": json.loads(out.getvalue()), "modules": sorted(sys.modules)}))
-"""
 
 
 def test_account_loads_no_certifier_prover_sympy_or_solver(tmp_path):
     """k = 1,000 folds of the median's certificate: exit 0, an ε enclosure and a witness bound, none of the four loaded."""
     path = catalogue_certificate("median").write(tmp_path / "median.cert.json")
-    result = subprocess.run(
-        [sys.executable, "-c", PROBE, str(path), "--times", "1000", "--delta", "1/1000000"], capture_output=True, text=True, timeout=300
-    )
-    assert result.returncode == 0, result.stderr
-    probe = json.loads(result.stdout.strip().splitlines()[-1])
-    assert probe["code"] == 0, probe["answer"]
-    assert probe["answer"]["epsilon"]["lower"] and probe["answer"]["epsilon"]["upper"], probe["answer"]
-    assert probe["answer"]["witness_lower_bound"]["epsilon"], probe["answer"]
-    modules = probe["modules"]
+    code, answer, modules = probe(["account", "--format", "json", str(path), "--times", "1000", "--delta", "1/1000000"])
+    assert code == 0, answer
+    assert answer["epsilon"]["lower"] and answer["epsilon"]["upper"], answer
+    assert answer["witness_lower_bound"]["epsilon"], answer
     assert "expmech.proofs.accounting" in modules and "expmech.proofs.checker" in modules  # the probe sees what loads
-    loaded = [m for m in modules if any(m == name or m.startswith(name + ".") for name in FORBIDDEN)]
-    assert not loaded, loaded
+    assert not loaded(modules, FORBIDDEN), loaded(modules, FORBIDDEN)

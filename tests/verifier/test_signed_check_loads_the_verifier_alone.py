@@ -8,26 +8,14 @@ half and ``securesystemslib`` loaded, so it is not blind to what it looks for.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from certificate_tools import catalogue_certificate
 from expmech.proofs.certificate import sign
+from process_probe import loaded, probe
 
 FORBIDDEN = ("expmech.spec", "expmech.impl", "expmech.proofs.prover", "expmech.proofs.certificate", "sympy", "z3")
-
-PROBE = r"""
-import contextlib, io, json, sys
-from expmech.proofs.cli import main
-out = io.StringIO()
-with contextlib.redirect_stdout(out):
-    code = main(["check", "--format", "json", *sys.argv[1:]])
-print(json.dumps({"code": code, "report": json.loads(out.getvalue()), "modules": sorted(sys.modules)}))
-"""
 
 
 def test_a_signed_certificate_is_checked_by_the_verifier_alone(tmp_path):
@@ -39,13 +27,9 @@ def test_a_signed_certificate_is_checked_by_the_verifier_alone(tmp_path):
     public.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
     path = sign(catalogue_certificate("median"), private).write(tmp_path / "median.cert.json")
 
-    result = subprocess.run([sys.executable, "-c", PROBE, "--trusted-key", str(public), str(path)], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    probe = json.loads(result.stdout.strip().splitlines()[-1])
-    report = probe["report"]["certificates"][0]
-    assert probe["code"] == 0, report
+    code, output, modules = probe(["check", "--format", "json", "--trusted-key", str(public), str(path)])
+    report = output["certificates"][0]
+    assert code == 0, report
     assert report["checks"][0]["name"] == "signature" and report["checks"][0]["passed"], report["checks"]
-    modules = probe["modules"]
     assert "expmech.proofs.checker.signature" in modules and "securesystemslib" in modules  # the probe sees what loads
-    loaded = [m for m in modules if any(m == name or m.startswith(name + ".") for name in FORBIDDEN)]
-    assert not loaded, loaded
+    assert not loaded(modules, FORBIDDEN), loaded(modules, FORBIDDEN)
