@@ -31,7 +31,7 @@ def test_a_tampered_object_fails_as_its_file_would(tmp_path) -> None:
     assert not report.ok and report.failed == "digest", report.failed
 
 
-@pytest.mark.parametrize("value", [3, None, 2.5, ["not", "a", "file"]])
+@pytest.mark.parametrize("value", [3, None, 2.5, ["not", "a", "file"], bytearray(b"{}"), memoryview(b"{}")])
 def test_other_types_are_refused_by_name(value: object) -> None:
     """Anything but a path, bytes, a dict or a Certificate is refused naming the parameter."""
     with pytest.raises(InvalidType, match="certificate="):

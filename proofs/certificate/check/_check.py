@@ -137,7 +137,7 @@ def check_certificate(
 
         keys = [load_trusted_key(k) for k in trusted_keys]
     bound = validate_max_epsilon(max_epsilon)
-    if not isinstance(certificate, str | Path | bytes | bytearray | dict):
+    if not isinstance(certificate, str | Path | bytes | dict):
         from ..make._build import Certificate
 
         if not isinstance(certificate, Certificate):
