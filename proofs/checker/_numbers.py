@@ -34,15 +34,14 @@ def _guard(size: int) -> None:
 
 def add(a: Fraction, b: Fraction) -> Fraction:
     """``a + b``, refused when it could pass :data:`MAX_BITS`."""
-    _guard(a.denominator.bit_length() + b.denominator.bit_length())
-    _guard(max(a.numerator.bit_length() + b.denominator.bit_length(), b.numerator.bit_length() + a.denominator.bit_length()) + 1)
+    da, db = a.denominator.bit_length(), b.denominator.bit_length()
+    _guard(max(da + db, a.numerator.bit_length() + db + 1, b.numerator.bit_length() + da + 1))
     return a + b
 
 
 def mul(a: Fraction, b: Fraction) -> Fraction:
     """``a · b``, refused when it could pass :data:`MAX_BITS`."""
-    _guard(a.numerator.bit_length() + b.numerator.bit_length())
-    _guard(a.denominator.bit_length() + b.denominator.bit_length())
+    _guard(max(a.numerator.bit_length() + b.numerator.bit_length(), a.denominator.bit_length() + b.denominator.bit_length()))
     return a * b
 
 

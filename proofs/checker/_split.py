@@ -22,7 +22,7 @@ from ._numbers import MAX_BITS, TooLarge, add, mul, rational
 __all__ = ["Atom", "Goal", "evaluate_everywhere", "farkas_holds", "finite_values", "formula_size", "linear", "normalise", "range_atoms", "replay"]
 
 MAX_GOALS, MAX_WORK = 100_000, 20_000_000  # goals walked per obligation, and goals times the formula's size
-MAX_VALUES, MAX_MONOMIALS = 4_096, 512  # cases of one value split; monomials of one expanded atom
+MAX_VALUES, MAX_MONOMIALS, _ONE = 4_096, 512, Fraction(1)  # cases of one value split; monomials of one expanded atom
 
 
 @dataclass(frozen=True)
@@ -41,27 +41,31 @@ def _polynomial(term: Any, subst: Mapping[str, Fraction]) -> dict[tuple[str, ...
         value = term[1] if tag == "k" else subst[term[1]]
         return {(): value} if value else {}
     if tag == "v":
-        return {(term[1],): Fraction(1)}
+        return {(term[1],): _ONE}
     if tag == "inv":
         inner = _polynomial(term[1], subst)
         return None if inner is None or set(inner) != {()} else {(): 1 / inner[()]}
     if tag not in ("+", "*"):
         return None
-    result: dict[tuple[str, ...], Fraction] = {} if tag == "+" else {(): Fraction(1)}
+    result: dict[tuple[str, ...], Fraction] | None = None  # the parts so far (a fresh dict, gathered in place)
     for part in term[1:]:
-        found = _polynomial(part, subst)
-        if found is None:
+        if (found := _polynomial(part, subst)) is None:
             return None
-        if tag == "*" and len(result) == 1 and () in result:  # a constant times the part (keys are sorted already)
-            result = {key: mul(result[()], c) for key, c in found.items()}
-            continue
-        pairs = found.items() if tag == "+" else [(tuple(sorted(k1 + k2)), mul(c1, c2)) for k1, c1 in result.items() for k2, c2 in found.items()]
-        result = result if tag == "+" else {}  # a sum is gathered in place; zeros are dropped when the count matters
-        for key, c in pairs:
-            result[key] = add(result.get(key, Fraction(0)), c)
+        if result is None:
+            result = found
+        elif tag == "+":
+            for key, c in found.items():
+                result[key] = add(result[key], c) if key in result else c
+        elif len(result) == 1 and () in result:  # a constant times the part (keys are sorted already)
+            result = found if result[()] == 1 else {key: mul(result[()], c) for key, c in found.items()}
+        else:
+            result, before = {}, result
+            for (k1, c1), (k2, c2) in itertools.product(before.items(), found.items()):
+                key, c = tuple(sorted(k1 + k2)), mul(c1, c2)
+                result[key] = add(result[key], c) if key in result else c
         if len(result) > MAX_MONOMIALS and len(result := {key: c for key, c in result.items() if c}) > MAX_MONOMIALS:
             return None
-    return {key: c for key, c in result.items() if c}
+    return {(): _ONE} if result is None and tag == "*" else {key: c for key, c in (result or {}).items() if c}
 
 
 def linear(term: Any, subst: Mapping[str, Fraction]) -> tuple[dict[str, Fraction], Fraction] | None:
