@@ -21,13 +21,13 @@ from hypothesis import strategies as st
 from expmech.proofs import Status, falsify, prove_monotone, prove_sensitivity
 from expmech.proofs.prover._search import all_records, decode_record
 from expmech.spec import DATASET_SIZE, ExpMechError, Neighbours, QualityError
-from strategies import quality_functions
+from strategies import GENERATED_PROVER_OPTIONS, quality_functions
 
 relations = st.sampled_from([Neighbours.REPLACE_ONE, Neighbours.ADD_REMOVE])
 claims = st.one_of(st.none(), st.fractions(0, 3, max_denominator=4), st.sampled_from([1 / DATASET_SIZE, 2 / (DATASET_SIZE + 1)]))
 FAST = settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
 SLOW = settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
-OPTIONS = {"rlimit": 1_000_000, "search_budget": 20_000}
+OPTIONS = GENERATED_PROVER_OPTIONS
 #: Each example certifies (seconds): a failure is reported as found, not after minutes of shrinking.
 NO_SHRINK = [Phase.explicit, Phase.reuse, Phase.generate]
 

@@ -22,11 +22,11 @@ from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_
 from expmech.proofs import Status, prove_sensitivity
 from expmech.spec import DATASET_SIZE, ExpMechError, IntRange, Neighbours, OutputSpace, QualityFunction, RecordSchema, size, total
 from expmech.spec.internal import expression_to_json
-from strategies import language_quality_functions, quality_functions
+from strategies import GENERATED_PROVER_OPTIONS, language_quality_functions, quality_functions
 
 n = DATASET_SIZE
 ENTRIES = [e for e in CATALOGUE + POSTERIOR_CATALOGUE + RANGE_CATALOGUE if isinstance(e.quality, QualityFunction)]
-OPTIONS = {"rlimit": 1_000_000, "search_budget": 20_000}
+OPTIONS = GENERATED_PROVER_OPTIONS
 BRUTE_FORCE_LIMIT = 200_000
 relations = st.sampled_from([Neighbours.REPLACE_ONE, Neighbours.ADD_REMOVE])
 claims = st.one_of(st.none(), st.fractions(0, 3, max_denominator=4), st.sampled_from([1 / n, 2 / (n + 1)]))

@@ -15,7 +15,7 @@ from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_
 from expmech.proofs import Status, prove_monotone
 from expmech.proofs.checker import RULES
 from expmech.proofs.prover import _monotone as prover_monotone
-from expmech.spec import IntRange, OutputSpace, QualityError, QualityFunction, RecordSchema, Total, count, mean, rule_statement, size, statement, total
+from expmech.spec import IntRange, OutputSpace, QualityFunction, RecordSchema, Total, count, mean, rule_statement, size, statement, total
 from expmech.spec.internal import expression_to_json
 
 SCHEMA = RecordSchema(x=IntRange(0, 3))

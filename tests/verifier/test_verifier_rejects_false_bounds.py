@@ -29,9 +29,9 @@ from expmech.proofs import Status, prove_sensitivity
 from expmech.proofs.checker import Malformed, read_statement
 from expmech.spec import DATASET_SIZE, ExpMechError, Neighbours, Total
 from expmech.spec.internal import expression_to_json
-from strategies import language_quality_functions, quality_functions, wrong_claims
+from strategies import GENERATED_PROVER_OPTIONS, language_quality_functions, quality_functions, wrong_claims
 
-OPTIONS = {"rlimit": 1_000_000, "search_budget": 20_000}
+OPTIONS = GENERATED_PROVER_OPTIONS
 KIND_OF = rule_kinds()
 relations = st.sampled_from([Neighbours.REPLACE_ONE, Neighbours.ADD_REMOVE])
 

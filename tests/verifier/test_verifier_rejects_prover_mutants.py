@@ -27,12 +27,13 @@ import brute_force
 from checker_tools import in_verifier_terms, judge, statement_for
 from expmech.proofs import Status, prove_sensitivity
 from expmech.proofs.prover import _rules, _sensitivity
+from strategies import GENERATED_PROVER_OPTIONS
 from expmech.spec import DATASET_SIZE, ExpMechError, IntRange, Neighbours, OutputSpace, QualityFunction, RecordSchema, count, mean, size, total
 
 n = DATASET_SIZE
 SCHEMA, OUTPUTS = RecordSchema(x=IntRange(-2, 2)), OutputSpace(r=IntRange(0, 2))
 x, r = SCHEMA["x"], OUTPUTS["r"]
-OPTIONS = {"rlimit": 1_000_000, "search_budget": 20_000}
+OPTIONS = GENERATED_PROVER_OPTIONS
 
 
 @dataclass(frozen=True)
