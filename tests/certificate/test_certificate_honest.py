@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from certificate_tools import catalogue_certificate
+from strategies import GENERATED_PROVER_OPTIONS
 from expmech.impl import CATALOGUE, POSTERIOR_CATALOGUE, RANGE_CATALOGUE, WRONG_CATALOGUE
 from expmech.proofs import CheckOutcome, Status, certify, check_certificate
 from expmech.spec import IntRange, OutputSpace, QualityFunction, RecordSchema, count, quality_from_json, quality_to_json, size, total
@@ -77,7 +78,7 @@ def test_generated_certificates_check_out(expr, neighbours):
     quality = _quality(expr)
     if quality is None:
         return
-    certificate = certify(quality, epsilon=Fraction(1, 2), neighbours=neighbours, pairs=3, search_budget=20_000)
+    certificate = certify(quality, epsilon=Fraction(1, 2), neighbours=neighbours, pairs=3, search_budget=20_000, timeout_ms=GENERATED_PROVER_OPTIONS["timeout_ms"])
     report = check_certificate(certificate.data)
     assert report.ok, report.problems
     assert report.outcome is (CheckOutcome.CERTIFIES_DP if certificate.epsilon is not None else CheckOutcome.NO_DP_CLAIM)

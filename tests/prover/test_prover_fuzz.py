@@ -101,7 +101,7 @@ def test_prove_sensitivity_never_crashes_and_never_proves_falsely(q, relation, c
 @given(quality_functions(finite=True), relations)
 def test_prove_monotone_and_falsify_never_crash(q, relation):
     """prove_monotone and falsify on generated expressions: a verdict or an ExpMechError."""
-    monotone = _verdict_or_error(lambda: prove_monotone(q, neighbours=relation, rlimit=1_000_000))
+    monotone = _verdict_or_error(lambda: prove_monotone(q, neighbours=relation, rlimit=OPTIONS["rlimit"], timeout_ms=OPTIONS["timeout_ms"]))
     if monotone is not None and monotone.status is Status.REFUTED:
         d1, d2, up, down = monotone.counterexample
         assert q(list(d2), up) > q(list(d1), up) and q(list(d2), down) < q(list(d1), down)
