@@ -25,18 +25,11 @@ from expmech.spec import DATASET_SIZE, QualityFunction
 from expmech.spec.internal import readable
 
 from .certificate.make._build import Certificate, certify
+from ._dp_errors import DPInconclusive, DPViolation
 from ._outcome import Status
 from .prover._claims import at_least, parse_claim
 
 __all__ = ["DPInconclusive", "DPViolation", "assert_dp", "assert_sensitivity"]
-
-
-class DPViolation(AssertionError):
-    """The claim is refuted; the message carries the counterexample."""
-
-
-class DPInconclusive(AssertionError):
-    """Neither proved nor refuted (BOUNDED, TESTED or UNKNOWN): no ε-DP claim can be made."""
 
 
 def _counterexample_text(certificate: Certificate) -> str:

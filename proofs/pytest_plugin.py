@@ -12,9 +12,18 @@ from typing import Any
 
 import pytest
 
-from ._assertions import DPInconclusive, DPViolation, assert_dp, assert_sensitivity
+from ._dp_errors import DPInconclusive, DPViolation
 
 __all__ = ["DPInconclusive", "DPViolation", "assert_dp", "assert_sensitivity"]
+
+
+def __getattr__(name: str) -> Any:
+    """``assert_dp`` and ``assert_sensitivity``, loaded (with the prover) when first named, not at pytest's start."""
+    if name in ("assert_dp", "assert_sensitivity"):
+        from . import _assertions
+
+        return getattr(_assertions, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 
