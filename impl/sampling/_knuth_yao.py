@@ -41,6 +41,7 @@ signs; one level (every score equal) is the uniform law, walked in integers.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from bisect import bisect_right
@@ -53,7 +54,7 @@ from ..exact._expsum import ExpSum
 from ..exact._floatfilter import EXP_REL, U, filter_enabled, gamma
 from ..exact._rationals import RationalArray
 from ._bits import RandomBits
-from ._ky_integers import walk_integers
+from ._ky_integers import number_leaf, walk_integers
 
 __all__ = ["FLOAT_BITS", "draw_levels", "draw_scores", "draw_uniform"]
 
@@ -314,15 +315,9 @@ def _walk(
             taken += m * f
         live = (1 << k) - taken
         if value >= live:
-            leaf = value - live
-            for g, f in enumerate(floors):
-                if f & 1:
-                    m = counts[g]
-                    if leaf < m:
-                        bits.consume(k)
-                        return g, leaf
-                    leaf -= m
-            raise AssertionError("unreachable: a leaf number below the number of leaves at its depth")
+            found = number_leaf(floors, 0, counts, value - live)
+            bits.consume(k)
+            return found
     return None
 
 
@@ -488,17 +483,10 @@ class _ExactLevels:
                 total += self.counts[index] * f
             live = (1 << k) - total
             if value >= live:
-                leaf = value - live
-                for index in range(len(self.levels)):
-                    f = self.floor(index, k)
-                    if f == 0:
-                        break
-                    if f & 1:
-                        if leaf < self.counts[index]:
-                            bits.consume(k)
-                            return self.levels[index], leaf
-                        leaf -= self.counts[index]
-                raise AssertionError("unreachable: a leaf number below the number of leaves at its depth")
+                floors = list(itertools.takewhile(bool, (self.floor(index, k) for index in range(len(self.levels)))))
+                index, position = number_leaf(floors, 0, self.counts, value - live)
+                bits.consume(k)
+                return self.levels[index], position
 
 
 def draw_scores(

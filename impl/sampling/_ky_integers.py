@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from ._bits import RandomBits
 
-__all__ = ["walk_integers"]
+__all__ = ["number_leaf", "walk_integers"]
 
 
 def walk_integers(
@@ -70,13 +70,18 @@ def walk_integers(
         live = 2 * live - leaves
         value = u >> (64 - k)
         if value >= live:
-            leaf = value - live
-            for g in range(active):
-                if (low[g] >> s) & 1:
-                    m = counts[g]
-                    if leaf < m:
-                        bits.consume(k)
-                        return g, leaf
-                    leaf -= m
-            raise AssertionError("unreachable: a leaf number below the number of leaves at its depth")
+            found = number_leaf(low, s, counts, value - live)  # a level past ``active`` has bit 0 here
+            bits.consume(k)
+            return found
     return None
+
+
+def number_leaf(floors: list[int], shift: int, counts: list[int], leaf: int) -> tuple[int, int]:
+    """``(level index, position in the level)`` of the depth's leaf numbered ``leaf``: level ``g`` owns ``counts[g]``
+    leaves at this depth where bit ``shift`` of ``floors[g]`` is 1, none where it is 0."""
+    for g, f in enumerate(floors):
+        if (f >> shift) & 1:
+            if leaf < counts[g]:
+                return g, leaf
+            leaf -= counts[g]
+    raise AssertionError("unreachable: a leaf number below the number of leaves at its depth")
