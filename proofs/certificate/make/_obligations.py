@@ -105,23 +105,22 @@ def _reduced(coeffs: dict[str, int], const: int, strict: bool, combo: dict[int, 
 def _combine(up: _KeyedRow, down: _KeyedRow, name: str) -> _KeyedRow:
     """``b·up + a·down`` (``a = up[name] > 0 > −b = down[name]``), reduced, with its key: the variable ``name`` cancels."""
     a, b = up[0][name], -down[0][name]
-    coeffs = {x: b * c for x, c in up[0].items() if x != name}  # no zero coefficient is kept in a row
-    for x, c in down[0].items():
-        if x != name:
-            v = coeffs.get(x, 0) + a * c
-            if v:
-                coeffs[x] = v
-            else:
-                del coeffs[x]
-    combo = {i: b * w for i, w in up[3].items()}
-    for i, w in down[3].items():
-        v = combo.get(i, 0) + a * w
-        if v:
-            combo[i] = v
-        else:
-            del combo[i]
+    coeffs = _add_scaled({x: b * c for x, c in up[0].items() if x != name}, down[0], a, name)
+    combo = _add_scaled({i: b * w for i, w in up[3].items()}, down[3], a, None)
     coeffs, const, strict, combo = _reduced(coeffs, b * up[1] + a * down[1], up[2] or down[2], combo)
     return coeffs, const, strict, combo, _key(coeffs, const, strict)
+
+
+def _add_scaled(target: dict[Any, int], source: dict[Any, int], factor: int, skip: Any) -> dict[Any, int]:
+    """``target + factor·source`` in place (the key ``skip`` left out), an entry that cancels deleted: no zero is kept."""
+    for key, c in source.items():
+        if key != skip:
+            v = target.get(key, 0) + factor * c
+            if v:
+                target[key] = v
+            else:
+                del target[key]
+    return target
 
 
 def _eliminate(row: _Row, eq: _Row, name: str) -> _Row:
