@@ -203,7 +203,7 @@ def draw_levels(
     if not (table.usable and spread < _EXACT and filter_enabled()):
         return None
     rate_float = table.rate
-    gaps = top - nums
+    gaps = _gaps(nums, top, spread)
     cut = table.cutoff(n)
     if n <= SMALL_OUTPUTS and cut < _SMALL_CUTOFF:
         small_table, small_delta = table.small(n, cut)
@@ -219,7 +219,7 @@ def draw_levels(
     if limit < _TABLE_CAP:
         weights_table = table.weights(limit + 1)
         counts = _level_counts(gaps, spread, limit)
-        levels = np.flatnonzero(counts)
+        levels = counts.nonzero()[0]
         multiplicities = counts[levels]
         weights = weights_table.values[levels]
         eta = weights_table.eta
@@ -236,22 +236,23 @@ def draw_levels(
     delta = 2.0 * (2.0 * eta + gamma(len(levels) + 2) + 2.0 * U + 2.0**-TAIL_BITS)
     scaled = weights * (float(1 << float_bits) / total)
     counts_list = multiplicities.tolist()
-    resolve = _resolver(multiplicities, weights, eta, n - sum(counts_list))
+    bounds = np.multiply.outer((1.0 - 2.0 * delta, 1.0 + 2.0 * delta), scaled)  # the rows low, high
+    low, high = bounds.astype(_INT64).tolist()
     with bits.lock:
-        low, high = scaled * (1.0 - 2.0 * delta), scaled * (1.0 + 2.0 * delta)
-        found = walk_integers(low.astype(np.int64).tolist(), high.astype(np.int64).tolist(), counts_list, float_bits, rng, bits)
+        found = walk_integers(low, high, counts_list, float_bits, rng, bits)
         if found is None:  # a floor the integers leave open: the same bits again, with the exact resolver
-            found = _walk(low.tolist(), high.tolist(), counts_list, float_bits, rng, bits, resolve)
+            resolve = _resolver(multiplicities, weights, eta, n - sum(counts_list))
+            found = _walk(*bounds.tolist(), counts_list, float_bits, rng, bits, resolve)
         if found is None:
             level, position = _ExactLevels(gaps, rate).walk(rng, bits)
-            return int(np.flatnonzero(gaps == level)[position])
+            return int((gaps == level).nonzero()[0][position])
     level_index, position = found
     if level_index == 0 and position == 0:
         return int(nums.argmax())  # the first output of the top level
     level = int(levels[level_index])
     if position == 0:
         return int((gaps == level).argmax())
-    return int(np.flatnonzero(gaps == level)[position])
+    return int((gaps == level).nonzero()[0][position])
 
 
 #: From this many outputs, with gaps below 2^16 and 16 outputs a gap or more, the levels are counted by sorting
@@ -261,18 +262,36 @@ _SORT_RATIO = 16
 _UINT16 = np.dtype(np.uint16)
 
 
+def _sorts(n: int, spread: int) -> bool:
+    """Whether ``n`` outputs with gaps up to ``spread`` are counted by sorting 16-bit gaps."""
+    return n >= _SORT_COUNT and spread < 1 << 16 and _SORT_RATIO * spread <= n
+
+
+def _gaps(nums: np.ndarray, top: int, spread: int) -> np.ndarray:
+    """``top − nums`` (``spread`` its largest entry): 16-bit where :func:`_level_counts` will sort them, else int64.
+
+    The 16-bit gaps are ``nums`` cast modulo 2^16 and subtracted from ``top`` modulo 2^16: the true gap, which is
+    below 2^16, with no int64 array made on the way.
+    """
+    if not _sorts(int(nums.size), spread):
+        return top - nums
+    gaps = nums.astype(_UINT16)
+    np.subtract(_UINT16.type(top & 0xFFFF), gaps, out=gaps)
+    return gaps
+
+
 def _level_counts(gaps: np.ndarray, spread: int, limit: int) -> np.ndarray:
     """``counts[g]`` = the number of outputs at gap ``g``, for ``g = 0 … limit`` (``limit <= spread``, the largest gap).
 
     Many outputs on few gaps are sorted as 16-bit integers and counted by ``searchsorted`` (about half the time of
     a ``bincount`` of 10⁴ outputs on 100 gaps); others are counted by ``bincount``, a spread wide against the
-    number of outputs first clipped to ``limit + 1``.
+    number of outputs first clipped to ``limit + 1``.  ``gaps`` is int64, or 16-bit from :func:`_gaps`.
     """
     n = gaps.size
-    if n >= _SORT_COUNT and spread < 1 << 16 and _SORT_RATIO * spread <= n:
-        ordered = np.sort(gaps.astype(_UINT16))
+    if _sorts(n, spread):
+        ordered = np.sort(gaps.astype(_UINT16, copy=False))
         edges = ordered.searchsorted(np.arange(limit + 2, dtype=_UINT16) if limit + 1 < 1 << 16 else np.arange(limit + 2))
-        return np.diff(edges)
+        return edges[1:] - edges[:-1]
     if spread <= 8 * n + 256:
         return np.bincount(gaps)[: limit + 1]
     return np.bincount(np.minimum(gaps, limit + 1))[: limit + 1]
@@ -385,7 +404,7 @@ def _draw_top(nums: np.ndarray, top: int, total: float, delta: float, places: in
             bits.consume(k)
             if count == 1:
                 return int(nums.argmax())
-            return int(np.flatnonzero(at_top)[leaf])
+            return int(at_top.nonzero()[0][leaf])
     return None
 
 

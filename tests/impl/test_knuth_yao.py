@@ -73,12 +73,16 @@ def reference_walk(gaps: list[int], rate: Fraction, stream: StreamRandom) -> tup
                 raise AssertionError("no leaf")
 
 
-PATHS = ["top", "small", "levels", "sorted-counts", "float-floors", "unique", "exact"]
+PATHS = ["top", "small", "levels", "sorted-counts", "float-floors", "unique", "exact", "sorted-counts+float-floors", "sorted-counts+exact"]
 
 
 def force_path(patch: pytest.MonkeyPatch, path: str) -> None:
     """Make ``draw_levels`` take ``path``: the top level alone, the sorted walk, the levels counted by ``bincount`` or
-    by a 16-bit sort, the float walk with its resolver (the integer walk declining every draw), ``unique``."""
+    by a 16-bit sort, the float walk with its resolver (the integer walk declining every draw), ``unique``; paths
+    joined by ``+`` are taken together (the 16-bit gaps of the sort carried on to the float and exact walks)."""
+    for part in path.split("+")[:-1]:
+        force_path(patch, part)
+    path = path.split("+")[-1]
     if path == "small":
         patch.setattr(ky, "_draw_top", lambda *arguments: None)
     elif path != "top":
@@ -107,11 +111,28 @@ def test_level_counts_are_bincounts(gaps: list[int], cut: int, sort: bool) -> No
     assert counts.tolist() == np.bincount(array, minlength=limit + 1)[: limit + 1].tolist()
 
 
+@settings(max_examples=80, deadline=None)
+@given(
+    offset=st.sampled_from([0, -(2**63), 2**63 - 2**16, -(2**31), 2**16 - 7, -(2**16) + 3]) | st.integers(-(2**63), 2**63 - 2**16),
+    gaps=st.lists(st.integers(0, 2**16 - 1), min_size=1, max_size=40),
+)
+def test_sixteen_bit_gaps_are_the_gaps(offset: int, gaps: list[int]) -> None:
+    """The 16-bit gaps of the sorted count equal ``top − nums`` wherever the scores sit in int64, ends included."""
+    nums = np.array([offset + (2**16 - 1) - g for g in gaps], dtype=np.int64)
+    top, bottom = int(nums.max()), int(nums.min())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ky, "_SORT_COUNT", 0)
+        patch.setattr(ky, "_SORT_RATIO", 0)
+        sixteen = ky._gaps(nums, top, top - bottom)
+    assert sixteen.dtype == np.uint16
+    assert sixteen.tolist() == [top - int(x) for x in nums.tolist()]
+
+
 def draw_on_path(path: str, nums: np.ndarray, rate: Fraction, rng: random.Random, bits: RandomBits) -> int:
     """One draw of ``draw_levels`` forced onto ``path``."""
     with pytest.MonkeyPatch.context() as patch:
         force_path(patch, path)
-        found = ky.draw_levels(nums, int(nums.max()), int(nums.min()), rate, rng, bits, float_bits=4 if path == "exact" else None)
+        found = ky.draw_levels(nums, int(nums.max()), int(nums.min()), rate, rng, bits, float_bits=4 if path.endswith("exact") else None)
     assert found is not None
     return found
 
