@@ -242,7 +242,8 @@ def draw_levels(
         found = walk_integers(low, high, counts_list, float_bits, rng, bits)
         if found is None:  # a floor the integers leave open: the same bits again, with the exact resolver
             resolve = _resolver(multiplicities, weights, eta, n - sum(counts_list))
-            found = _walk(*bounds.tolist(), counts_list, float_bits, rng, bits, resolve)
+            low_floats, high_floats = bounds.tolist()
+            found = _walk(low_floats, high_floats, counts_list, float_bits, rng, bits, resolve)
         if found is None:
             level, position = _ExactLevels(gaps, rate).walk(rng, bits)
             return int((gaps == level).nonzero()[0][position])
