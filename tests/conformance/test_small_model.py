@@ -368,7 +368,8 @@ def _spike_quality(size: int = 300, at: int = 57) -> QualityFunction:
 @pytest.mark.slow  # 35-70 s; by default the sampled check is covered by the witness-bug, subset and budget tests below
 def test_synth_4_2_is_certified_on_a_sample_of_its_outputs(tmp_path, monkeypatch, capsys):
     """Slow: `expmech synth` at (k, m) = (4, 2) (136 outputs, refused before: 2,790,720 > 2,000,000) is certified and
-    checked on a stated, seeded subset of its outputs; certify and check evaluate the same subset."""
+    checked on a stated, seeded subset of its outputs; certify and ``check --reproduce`` (where check runs the
+    small-model check) evaluate the same subset, and plain ``check`` accepts the certificate."""
     chosen = []
     original = _smcheck._output_subset
     monkeypatch.setattr(_smcheck, "_output_subset", lambda *args: chosen.append(original(*args)) or chosen[-1])
@@ -376,9 +377,9 @@ def test_synth_4_2_is_certified_on_a_sample_of_its_outputs(tmp_path, monkeypatch
     data.write_text("a,b,c,d\n1,0,1,0\n0,1,1,0\n1,1,0,1\n0,0,1,1\n1,0,0,0\n0,1,0,1\n")
     assert main(["synth", str(data), "--m", "2", "--seed", "3", "--certificate", str(cert)]) == 0
     assert "certificate: PROVED" in capsys.readouterr().out
-    report = check_certificate(cert, solvers=("z3",))
+    report = check_certificate(cert, solvers=("z3",), reproduce=True)
     assert report.exit_code == 0
-    detail = dict((name, text) for name, passed, text in report.checks if passed)["small-model check"]
+    detail = dict((name, text) for name, passed, text in report.checks if passed)["reproduce: small-model check"]
     assert re.search(r"at \d+ of 136 outputs \(witness, ends and a seeded sample\)", detail), detail
     assert len(chosen) == 2 and chosen[0] == chosen[1] and chosen[0] is not None
     assert chosen[0][0] == 0 and chosen[0][-1] == 135 and 4 <= len(chosen[0]) < 136

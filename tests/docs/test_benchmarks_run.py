@@ -81,5 +81,8 @@ def test_synthetic_benchmark_runs():
     spec.loader.exec_module(module)
     levels, release, certificate = module.in_process(2, 2, repeats=1)
     assert levels > 0 and release >= 0 and certificate.wall > 0 and certificate.cpu > 0
-    synth, check = module.command_seconds(2, 2, certificate=True, repeats=1, check=True)
-    assert synth.wall > 0 and synth.cpu > 0 and check is not None and check.wall > 0 and check.cpu > 0
+    synth, check, reproduce, ratios = module.command_seconds(2, 2, certificate=True, repeats=1, check=True)
+    assert synth.wall > 0 and synth.cpu > 0
+    assert check is not None and check.wall > 0 and check.cpu > 0
+    assert reproduce is not None and reproduce.wall > 0 and reproduce.cpu > 0
+    assert ratios is not None and ratios.checked.wall > 0 and ratios.alone.wall > 0
