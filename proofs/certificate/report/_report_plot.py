@@ -95,6 +95,15 @@ def _many(outputs: list[Any], measure: dict[Any, Any], p1: Any, p2: Any, *, epsi
     return Series([str(r) for r in outputs], [first[r] for r in outputs], [second[r] for r in outputs], losses, epsilon_at_n, epsilon_label)
 
 
+#: Tick labels longer than this are shortened to their ends (a 300-digit output would squeeze the axes to nothing).
+_MAX_TICK_CHARS = 15
+
+
+def _tick(label: str) -> str:
+    """``label`` as an axis tick: as it is up to :data:`_MAX_TICK_CHARS` characters, else its first and last 7 around "…"."""
+    return label if len(label) <= _MAX_TICK_CHARS else f"{label[:7]}…{label[-7:]}"
+
+
 def plot_png(series: Series) -> bytes | None:
     """The two-panel PNG (None when matplotlib is not installed)."""
     try:
@@ -127,7 +136,7 @@ def plot_png(series: Series) -> bytes | None:
     for axis in (top, bottom):
         if len(positions) <= _MAX_TICK_LABELS:
             axis.set_xticks(positions)
-            axis.set_xticklabels(series.labels, rotation=60, fontsize=7)
+            axis.set_xticklabels([_tick(label) for label in series.labels], rotation=60, fontsize=7)
         else:
             axis.set_xlabel(f"{len(positions)} {series.unit}")
     buffer = io.BytesIO()
