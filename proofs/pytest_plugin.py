@@ -26,8 +26,6 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Register the ``expmech_unknown`` ini option."""
     parser.addini("expmech_unknown", "what an inconclusive DP check does: fail (default) or skip", default="fail")

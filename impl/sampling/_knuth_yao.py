@@ -41,7 +41,6 @@ signs; one level (every score equal) is the uniform law, walked in integers.
 
 from __future__ import annotations
 
-import itertools
 import math
 import random
 from bisect import bisect_right
@@ -495,15 +494,14 @@ class _ExactLevels:
                 width *= 2
                 u = bits.peek(rng, width)
             value = u >> (width - k)
-            total = 0
+            floors: list[int] = []  # the nonzero floors at depth k: a prefix, as the levels come by increasing gap
             for index in range(len(self.levels)):
                 f = self.floor(index, k)
                 if f == 0:
                     break
-                total += self.counts[index] * f
-            live = (1 << k) - total
+                floors.append(f)
+            live = (1 << k) - sum(m * f for m, f in zip(self.counts, floors))
             if value >= live:
-                floors = list(itertools.takewhile(bool, (self.floor(index, k) for index in range(len(self.levels)))))
                 index, position = number_leaf(floors, 0, self.counts, value - live)
                 bits.consume(k)
                 return self.levels[index], position
